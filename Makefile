@@ -1,0 +1,25 @@
+# The two commands of the README, and the helpers behind them.
+PY := .venv/bin/python
+
+.PHONY: setup site test bench serve lab clean
+
+setup:                       ## install or reuse .venv, Chromium, CJK fonts, offline scripts
+	@bash book/tools/setup.sh
+
+site: setup                  ## build both editions into _build/site
+	@$(PY) book/tools/build.py
+
+test: setup                  ## the whole test suite: library, notebooks, prose, parity, strict build, browser
+	@$(PY) -m pytest
+
+bench: setup                 ## print timings: tests, clean build, no-change rebuild, each notebook
+	@$(PY) book/tools/bench.py
+
+serve: site                  ## serve the site on http://127.0.0.1:8000
+	@$(PY) -m http.server 8000 --bind 127.0.0.1 --directory _build/site
+
+lab: setup                   ## open the notebooks in JupyterLab (widgets live)
+	@.venv/bin/jupyter lab notebooks
+
+clean:
+	rm -rf _build

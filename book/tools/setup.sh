@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Install everything the build and the tests need, or reuse what is already there:
+#   system packages  Chromium (browser tests) and Noto CJK fonts (Chinese figure labels)
+#   .venv            Python packages pinned in requirements.txt, plus infra_lib (editable)
+#   book/_static/vendor  MathJax, require.js and the widget manager, served by the site itself
+# Safe to run again: each step is skipped when its stamp says it is up to date.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+need_apt=()
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+[ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need_apt+=(fonts-noto-cjk)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "[setup] installing Debian packages: ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+stamp=.venv/.requirements.sha
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "[setup] creating .venv from requirements.txt"
+  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+  echo "$want" > "$stamp"
+fi
+
+vendor=book/_static/vendor
+vstamp=$vendor/.lock.sha
+vwant=$(sha256sum book/package-lock.json | cut -c1-16)
+if [ "$(cat "$vstamp" 2>/dev/null)" != "$vwant" ]; then
+  echo "[setup] fetching offline scripts from the npm registry (book/package-lock.json)"
+  (cd book && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+  rm -rf "$vendor" && mkdir -p "$vendor/mathjax"
+  m=book/node_modules/mathjax/es5
+  cp -r "$m/tex-mml-chtml.js" "$m/input" "$m/output" "$m/a11y" "$m/ui" "$m/sre" "$m/adaptors" "$vendor/mathjax/"
+  cp book/node_modules/requirejs/require.js "$vendor/require.min.js"
+  cp book/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js "$vendor/embed-amd.js"
+  echo "$vwant" > "$vstamp"
+fi
+echo "[setup] ready"

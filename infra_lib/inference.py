@@ -1,0 +1,196 @@
+"""The request model: prefill time, decode step time, and a batch of requests.
+
+    t_prefill ~ 2 N P / (eta_F F)          t_token ~ (B_W + B_KV) / (eta_B BW)
+
+N parameters, P prompt tokens, F peak FLOP/s, BW memory bandwidth, eta the fraction of peak
+reached, B_W the weight bytes and B_KV the KV-cache bytes read in one decode step. A step
+takes as long as the slower of its arithmetic and its memory traffic (the roofline); for the
+seed's example the memory side wins by two orders of magnitude.
+"""
+from dataclasses import dataclass
+
+from . import _check, hardware, roofline
+from .models import forward_flops_per_token
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """Peak FLOP/s and memory bandwidth, and the fraction of each a real kernel reaches."""
+    name: str
+    peak_flop_s: float
+    mem_bw_Bps: float
+    flop_efficiency: float = 1.0
+    bw_efficiency: float = 1.0
+
+    def __post_init__(self):
+        _check.positive("peak_flop_s", self.peak_flop_s, "FLOP/s")
+        _check.positive("mem_bw_Bps", self.mem_bw_Bps, "bytes/s")
+        _check.fraction("flop_efficiency", self.flop_efficiency)
+        _check.fraction("bw_efficiency", self.bw_efficiency)
+
+    @classmethod
+    def from_registry(cls, device, flop_efficiency=None, bw_efficiency=None):
+        """Peaks from the registry; efficiencies from it too when it has them, else 1.0."""
+        def eff(name, given):
+            if given is not None:
+                return given
+            try:
+                return hardware.value(device, name)
+            except KeyError:
+                return 1.0
+        return cls(hardware.device_name(device), hardware.value(device, "peak_flop_s"),
+                   hardware.value(device, "mem_bw_Bps"),
+                   eff("flop_efficiency", flop_efficiency), eff("bw_efficiency", bw_efficiency))
+
+    @property
+    def effective_flop_s(self):
+        return self.peak_flop_s * self.flop_efficiency
+
+    @property
+    def effective_Bps(self):
+        return self.mem_bw_Bps * self.bw_efficiency
+
+    @property
+    def ridge_point(self):
+        """Peak FLOP/s over peak bandwidth (FLOP per byte)."""
+        return roofline.ridge_point(self.peak_flop_s, self.mem_bw_Bps)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One chat request: the model's size, the prompt, and the KV bytes each decode step reads."""
+    n_params: float
+    prompt_tokens: int
+    kv_bytes: float
+    bytes_per_param: float = 2.0
+
+    def __post_init__(self):
+        _check.positive("n_params", self.n_params, "parameters")
+        _check.count("prompt_tokens", self.prompt_tokens, "tokens")
+        _check.non_negative("kv_bytes", self.kv_bytes, "bytes")
+        _check.positive("bytes_per_param", self.bytes_per_param, "bytes per parameter")
+
+    @property
+    def weight_bytes(self):
+        return self.n_params * self.bytes_per_param
+
+    @property
+    def flops_per_token(self):
+        """2N: the attention term is left out, as in the seed (it is ~1.6% at context 1,000)."""
+        return forward_flops_per_token(self.n_params)
+
+
+@dataclass(frozen=True)
+class Prefill:
+    flops: float
+    compute_s: float
+    weight_read_s: float
+
+    @property
+    def time_s(self):
+        return max(self.compute_s, self.weight_read_s)
+
+    @property
+    def bound(self):
+        return "compute" if self.compute_s >= self.weight_read_s else "memory"
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    """One decode step for ``batch`` requests that share one read of the weights."""
+    batch: int
+    flops: float
+    weight_bytes: float
+    kv_bytes: float
+    compute_s: float
+    memory_s: float
+
+    @property
+    def bytes(self):
+        return self.weight_bytes + self.kv_bytes
+
+    @property
+    def time_s(self):
+        """The slower of arithmetic and memory traffic."""
+        return max(self.compute_s, self.memory_s)
+
+    @property
+    def inter_token_latency_s(self):
+        """Each request gets one token per step."""
+        return self.time_s
+
+    @property
+    def throughput_tok_s(self):
+        return self.batch / self.time_s
+
+    @property
+    def kv_share(self):
+        """Fraction of the bytes read that are KV cache."""
+        return self.kv_bytes / self.bytes
+
+    @property
+    def intensity(self):
+        return roofline.arithmetic_intensity(self.flops, self.bytes)
+
+    @property
+    def bound(self):
+        return "compute" if self.compute_s >= self.memory_s else "memory"
+
+
+def _check_pair(request, acc):
+    if not isinstance(request, Request):
+        raise TypeError(f"request must be an infra_lib.inference.Request, got {request!r}")
+    if not isinstance(acc, Accelerator):
+        raise TypeError(f"acc must be an infra_lib.inference.Accelerator, got {acc!r}")
+
+
+def prefill(request, acc):
+    """Prefill of one prompt: 2 N P FLOPs at eta_F F, against one read of the weights at eta_B BW.
+
+    >>> p = prefill(teaching_request(), teaching_gpu())
+    >>> round(p.compute_s * 1e3, 1), round(p.weight_read_s * 1e3, 2), p.bound
+    (64.0, 7.62, 'compute')
+    """
+    _check_pair(request, acc)
+    flops = request.flops_per_token * request.prompt_tokens
+    return Prefill(flops=flops, compute_s=flops / acc.effective_flop_s,
+                   weight_read_s=request.weight_bytes / acc.effective_Bps)
+
+
+def decode_step(request, acc, batch=1):
+    """One decode step for ``batch`` similar requests: weights read once, KV read per request.
+
+    >>> s = decode_step(teaching_request(), teaching_gpu(), batch=32)
+    >>> round(s.bytes / 1e9, 1), round(s.time_s * 1e3, 1), round(s.throughput_tok_s)
+    (25.6, 12.2, 2625)
+    """
+    _check_pair(request, acc)
+    batch = _check.count("batch", batch, "requests")
+    flops = request.flops_per_token * batch
+    kv = request.kv_bytes * batch
+    return DecodeStep(batch=batch, flops=flops, weight_bytes=request.weight_bytes, kv_bytes=kv,
+                      compute_s=flops / acc.effective_flop_s,
+                      memory_s=(request.weight_bytes + kv) / acc.effective_Bps)
+
+
+def min_token_time_s(weight_bytes, mem_bw_Bps):
+    """The floor on a decode step: every weight byte read once at full bandwidth.
+
+    8B parameters in BF16 on an H100 SXM5: 16 GB / 3.352 TB/s = 4.8 ms, so at most ~210 tokens/s.
+
+    >>> round(min_token_time_s(16e9, 3352e9) * 1e3, 2)
+    4.77
+    """
+    return _check.positive("weight_bytes", weight_bytes, "bytes") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+
+
+def teaching_request():
+    """The seed's request: 8B parameters in BF16, a 2,000-token prompt, up to 0.3 GB of KV."""
+    v = lambda name: hardware.value("teaching_request", name)
+    return Request(n_params=v("n_params"), prompt_tokens=int(v("prompt_tokens")),
+                   kv_bytes=v("kv_bytes_per_request"), bytes_per_param=v("bytes_per_param"))
+
+
+def teaching_gpu():
+    """The seed's GPU: 1,000 TFLOPS at 50%, 3 TB/s at 70% (teaching assumptions)."""
+    return Accelerator.from_registry("teaching_gpu")

@@ -1,0 +1,188 @@
+"""The prose and parity guards, as functions the tests call (and you can call by hand).
+
+Prose: every number in a chapter's text must be inserted from code with a glue role, so the
+text cannot drift from the library. A number counts as *typed by hand* when it stands on its
+own (not part of a name such as H100, 8B, Gen5 or V1.04) and is not one of the page's
+explicitly allowed phrases (front matter ``course: allowed_numbers``) or a citation pattern
+(section, table, chapter or list numbers).
+
+Parity: the English and Chinese twins must have identical code cells (except the one cell
+tagged ``edition``), the same glue keys used in the prose, the same figures, the same heading
+structure and the same cross-reference labels.
+"""
+import re
+from pathlib import Path
+
+import jupytext
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+EDITIONS = ("en", "zh")
+
+GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`([^`\n]*)`")
+GLUE_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{glue(?::\w+)?\}\s+(\S+)", re.M)
+LABEL = re.compile(r"^\(([\w-]+)\)=\s*$", re.M)
+NAME_OPTION = re.compile(r"^:name:\s*(\S+)", re.M)
+HEADING = re.compile(r"^(#{1,6})\s", re.M)
+# What is removed before looking for numbers: code, glue, roles' targets, URLs, HTML, options.
+STRIP = [
+    GLUE_ROLE,
+    re.compile(r"\{[\w:-]+\}`[^`\n]*`"),                           # other roles: {ref}`...`, {doc}`...`
+    re.compile(r"`[^`\n]*`"),                                      # inline code
+    re.compile(r"https?://\S+"),
+    re.compile(r"<[^>\n]+>"),
+    re.compile(r"^(`{3,}|:{3,})\{[\w:-]+\}.*$", re.M),           # directive lines and their argument
+    re.compile(r"^:[\w-]+:.*$", re.M),                          # directive options
+    re.compile(r"^\([\w-]+\)=\s*$", re.M),                      # labels
+]
+CITATION = [
+    re.compile(r"§\s?\d+(\.\d+)*"),
+    re.compile(r"\b(Table|Tables|Figure|chapter|chapters|Chapter|layer|Layer)s?\s+\d+(\s*(and|,|–|-)\s*\d+)*"),
+    re.compile(r"第\s*\d+\s*(章|层|节)"),
+    re.compile(r"(表|图)\s*\d+"),
+    re.compile(r"^\s*\d+\.\s", re.M),                           # numbered list items
+    re.compile(r"^\s*\*\*\d+\.\*\*", re.M),                     # bold exercise numbers
+    re.compile(r"\|\s*\d+\.\s"),                                # numbered table rows
+]
+# A number on its own: not inside a name such as H100, 8B, Llama-3-8B, ConnectX-7 or V1.04.
+NUMBER = re.compile(r"(?<![\w.,\d-])(\d+(?:[,.]\d+)*)(?![\w\d]|-\w)")
+
+
+def _is_notebook(path):
+    return path.suffix == ".md" and "kernelspec" in path.read_text(encoding="utf-8")[:600]
+
+
+def page_cells(path):
+    """(kind, source, metadata) per cell; a plain Markdown page is one markdown cell."""
+    path = Path(path)
+    if _is_notebook(path):
+        nb = jupytext.read(path)
+        return [(c.cell_type, c.source, c.metadata) for c in nb.cells], nb.metadata
+    text = path.read_text(encoding="utf-8")
+    meta = {}
+    if text.startswith("---\n"):
+        header, text = text[4:].split("\n---\n", 1)
+        meta = yaml.safe_load(header) or {}
+    return [("markdown", text, {})], meta
+
+
+def allowed_phrases(meta):
+    return [str(x) for x in meta.get("course", {}).get("allowed_numbers", [])]
+
+
+def typed_numbers(text, allowed=()):
+    """Numbers written by hand in markdown ``text``: a list of (line number, number, line)."""
+    lines = text.split("\n")
+    found = []
+    for i, line in enumerate(lines, 1):
+        found += [(i, n, line) for n in _numbers_in(line, allowed)]
+    # fenced code spans several lines: strip it on the whole text, then map back by line
+    kept = set(_numbers_in_block(text, allowed))
+    return [f for f in found if (f[0], f[1]) in kept]
+
+
+FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})(.*)$")
+
+
+def blank_code_fences(text):
+    """Blank the lines of fenced code blocks; keep directive fences ({admonition}, ...) and their text."""
+    out, stack = [], []   # stack of (fence, is_code)
+    for line in text.split("\n"):
+        m = FENCE.match(line)
+        if m and stack and m.group(1)[0] == stack[-1][0][0] and len(m.group(1)) >= len(stack[-1][0]) \
+                and not m.group(2).strip():
+            stack.pop()
+            out.append("")
+            continue
+        if m and m.group(2).strip() and (not stack or not stack[-1][1]):
+            stack.append((m.group(1), not m.group(2).lstrip().startswith("{")))
+            out.append("" if stack[-1][1] else line)
+            continue
+        out.append("" if stack and stack[-1][1] else line)
+    return "\n".join(out)
+
+
+def _clean(text, allowed):
+    text = blank_code_fences(text)
+    for pattern in STRIP + CITATION:
+        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    for phrase in sorted(allowed, key=len, reverse=True):
+        text = re.sub(r"(?<![\w.,\d])" + re.escape(phrase) + r"(?![\w\d]|[.,]\d)",
+                      lambda m: " " * len(m.group(0)), text)
+    return text
+
+
+def _numbers_in(line, allowed):
+    return [m.group(1) for m in NUMBER.finditer(_clean(line, allowed))]
+
+
+def _numbers_in_block(text, allowed):
+    cleaned = _clean(text, allowed)
+    for i, line in enumerate(cleaned.split("\n"), 1):
+        for m in NUMBER.finditer(line):
+            yield (i, m.group(1))
+
+
+def check_page(path, name=None):
+    """Messages naming the page, the line and each number typed by hand in its prose."""
+    name = name or Path(path).relative_to(ROOT)
+    cells, meta = page_cells(path)
+    allowed = allowed_phrases(meta)
+    problems = []
+    for kind, source, _ in cells:
+        if kind != "markdown":
+            continue
+        for line_no, number, line in typed_numbers(source, allowed):
+            problems.append(f"{name}: number {number!r} typed in prose "
+                            f"(insert it with a glue role or list it in allowed_numbers): {line.strip()[:120]}")
+    return problems
+
+
+def pages(lang):
+    """Every page of one edition, in table-of-contents order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    return [ROOT / (f.replace("/en/", f"/{lang}/") + ".md") for f in files]
+
+
+def structure(path):
+    """What must match between twins."""
+    cells, _ = page_cells(path)
+    md = "\n".join(s for k, s, _ in cells if k == "markdown")
+    code = [s for k, s, m in cells if k == "code" and "edition" not in m.get("tags", [])]
+    editions = [s for k, s, m in cells if k == "code" and "edition" in m.get("tags", [])]
+    return {
+        "code cells": code,
+        "edition cells": len(editions),
+        "glue keys in prose": sorted({g.split(":")[0] for g in GLUE_ROLE.findall(md)}),
+        "figures": [m.group(2) for m in GLUE_DIRECTIVE.finditer(md)],
+        "headings": [len(h) for h in HEADING.findall(_clean_fences(md))],
+        "labels": LABEL.findall(md) + NAME_OPTION.findall(md),
+        "edition_source": editions,
+    }
+
+
+def _clean_fences(md):
+    return blank_code_fences(md)
+
+
+def parity_problems(en_path, zh_path):
+    """Differences between twin pages, each naming the page and what differs."""
+    en, zh = structure(en_path), structure(zh_path)
+    name = Path(en_path).relative_to(ROOT)
+    problems = []
+    for key in ("code cells", "edition cells", "glue keys in prose", "figures", "headings", "labels"):
+        if en[key] != zh[key]:
+            detail = ""
+            if key == "code cells":
+                diff = [i for i, (a, b) in enumerate(zip(en[key], zh[key])) if a != b]
+                detail = f" (first difference in code cell {diff[0] + 1})" if diff else f" ({len(en[key])} vs {len(zh[key])})"
+            elif isinstance(en[key], list):
+                only_en = [x for x in en[key] if x not in zh[key]]
+                only_zh = [x for x in zh[key] if x not in en[key]]
+                detail = f" (only in en: {only_en[:5]}; only in zh: {only_zh[:5]})" if (only_en or only_zh) else " (order differs)"
+            problems.append(f"{name} and its twin differ in {key}{detail}")
+    for lang, s, path in (("en", en, en_path), ("zh", zh, zh_path)):
+        if s["edition cells"] == 1 and f'LANG = "{lang}"' not in s["edition_source"][0]:
+            problems.append(f"{Path(path).relative_to(ROOT)}: its edition cell must set LANG = \"{lang}\"")
+    return problems

@@ -1,0 +1,216 @@
+"""Tests for infra_lib.models: parameter counts, forward FLOPs per token, KV-cache bytes."""
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from infra_lib import models as m
+
+ROOT = Path(__file__).resolve().parents[1]
+# Measured on an H200 with a model built from the Llama-3-8B shape (independent script).
+MEASURED = json.loads((ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-11-29"
+                       / "reality_check.json").read_text(encoding="utf-8"))
+
+NAN, INF = float("nan"), float("inf")
+NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
+BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
+BAD_POSITIVE = [0, 0.0] + BAD_NON_NEGATIVE
+BAD_COUNT = BAD_POSITIVE + [1.5]
+PROPS = settings(max_examples=200, deadline=None)
+
+
+def names(param):
+    return rf"^{re.escape(param)}\b"
+
+
+# ---- Llama-3 shapes -----------------------------------------------------------------------
+
+def test_llama3_8b_parameter_count_matches_measurement():
+    assert m.LLAMA3_8B.n_params == 8_030_261_248 == MEASURED["model"]["params"]
+
+
+def test_llama3_8b_weight_bytes_match_measurement():
+    assert m.LLAMA3_8B.weight_bytes() == 2 * 8_030_261_248 == MEASURED["model"]["weight_bytes"]
+
+
+def test_llama3_8b_kv_bytes_per_token():
+    # 2 (K and V) x 32 layers x 8 KV heads x 128 head_dim x 2 bytes (BF16)
+    assert m.LLAMA3_8B.kv_bytes_per_token() == 2 * 32 * 8 * 128 * 2 == 131072
+    assert MEASURED["model"]["kv_bytes_per_token"] == 131072
+
+
+def test_llama3_8b_head_dim_is_d_model_over_heads():
+    assert m.LLAMA3_8B.head_dim == 4096 // 32 == 128 == MEASURED["model"]["head_dim"]
+
+
+def test_llama3_70b_parameter_count():
+    d, hd, layers, vocab = 8192, 128, 80, 128256
+    attn = 2 * d * 64 * hd + 2 * d * 8 * hd      # Q and O full width; K and V for 8 KV heads
+    ffn = 3 * d * 28672                          # SwiGLU: gate, up, down
+    expected = layers * (attn + ffn + 2 * d) + d + 2 * vocab * d
+    assert m.LLAMA3_70B.n_params == expected
+    assert expected == pytest.approx(70.6e9, rel=1e-3)
+
+
+def test_llama3_70b_kv_bytes_per_token():
+    assert m.LLAMA3_70B.kv_bytes_per_token() == 2 * 80 * 8 * 128 * 2 == 327680
+
+
+def test_tied_embeddings_drop_one_vocab_matrix():
+    tied = replace(m.LLAMA3_8B, tied_embeddings=True)
+    assert tied.n_params == 8_030_261_248 - 128256 * 4096
+
+
+def test_explicit_head_dim_is_kept():
+    shape = replace(m.LLAMA3_8B, head_dim=64)
+    assert shape.head_dim == 64
+    assert shape.kv_bytes_per_token() == 2 * 32 * 8 * 64 * 2
+
+
+def test_weight_bytes_at_other_precisions():
+    assert m.LLAMA3_8B.weight_bytes(1) == 8_030_261_248
+    assert m.LLAMA3_8B.weight_bytes(0.5) == 8_030_261_248 / 2
+
+
+def test_presets():
+    assert m.PRESETS["llama-3-8b"] is m.LLAMA3_8B
+    assert m.PRESETS["llama-3-70b"] is m.LLAMA3_70B
+    assert m.TEACHING_8B_PARAMS == 8e9
+
+
+# ---- FLOPs per token (Kaplan et al. 2020) -------------------------------------------------
+
+def test_forward_flops_without_attention_is_2n():
+    assert m.forward_flops_per_token(8e9) == 2 * 8e9
+
+
+def test_attention_term_formula():
+    assert m.attention_flops_per_token(32, 1000, 4096) == 2 * 32 * 1000 * 4096 == 262_144_000
+
+
+def test_attention_term_is_about_1_6_percent_at_context_1000():
+    share = m.attention_flops_per_token(32, 1000, 4096) / (2 * 8e9)
+    assert share == pytest.approx(2 * 32 * 1000 * 4096 / 16e9)
+    assert round(share * 100, 1) == 1.6
+
+
+def test_forward_flops_adds_attention_term():
+    assert m.forward_flops_per_token(8e9, 32, 1000, 4096) == 16e9 + 262_144_000
+
+
+def test_shape_flops_per_token_uses_its_own_shape():
+    n = 8_030_261_248
+    assert m.LLAMA3_8B.flops_per_token() == 2 * n
+    assert m.LLAMA3_8B.flops_per_token(1000) == 2 * n + 2 * 32 * 1000 * 4096
+
+
+def test_prefill_flops_match_the_measurement_script():
+    # reality_check.json counts prefill as 2 N P with P = 2000.
+    assert m.LLAMA3_8B.flops_per_token() * 2000 == MEASURED["prefill"]["flops_2NP"]
+
+
+@PROPS
+@given(n=st.floats(1, 1e13), layers=st.integers(0, 200),
+       ctx=st.floats(0, 1e6), d=st.integers(0, 32768))
+def test_forward_flops_at_least_2n(n, layers, ctx, d):
+    assert m.forward_flops_per_token(n, layers, ctx, d) >= 2 * n
+
+
+@PROPS
+@given(layers=st.integers(1, 200), ctx=st.floats(0, 1e6), d=st.integers(1, 32768))
+def test_attention_term_grows_with_context(layers, ctx, d):
+    assert (m.attention_flops_per_token(layers, ctx + 1, d)
+            > m.attention_flops_per_token(layers, ctx, d))
+
+
+# ---- KV bytes ----------------------------------------------------------------------------
+
+def test_kv_bytes_formula():
+    assert m.kv_bytes_per_token(32, 8, 128) == 131072
+    assert m.kv_bytes_per_token(32, 8, 128, bytes_per_value=1) == 65536
+
+
+def test_gqa_caches_fewer_heads():
+    # Full multi-head attention (32 KV heads) would cache 4x more than GQA with 8.
+    assert m.kv_bytes_per_token(32, 32, 128) == 4 * m.kv_bytes_per_token(32, 8, 128)
+
+
+# ---- validation --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+def test_forward_flops_rejects_bad_n_params(bad):
+    with pytest.raises((TypeError, ValueError), match=names("n_params")):
+        m.forward_flops_per_token(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE + [1.5])
+@pytest.mark.parametrize("param, call", [
+    ("n_layers", lambda x: m.attention_flops_per_token(x, 1000, 4096)),
+    ("d_model", lambda x: m.attention_flops_per_token(32, 1000, x)),
+    ("n_layers", lambda x: m.forward_flops_per_token(8e9, x, 1000, 4096)),
+    ("d_model", lambda x: m.forward_flops_per_token(8e9, 32, 1000, x)),
+])
+def test_attention_counts_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE)
+@pytest.mark.parametrize("call", [
+    lambda x: m.attention_flops_per_token(32, x, 4096),
+    lambda x: m.forward_flops_per_token(8e9, 32, x, 4096),
+    lambda x: m.LLAMA3_8B.flops_per_token(x),
+])
+def test_n_ctx_rejects_bad_input(call, bad):
+    with pytest.raises((TypeError, ValueError), match=names("n_ctx")):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_COUNT)
+@pytest.mark.parametrize("param, call", [
+    ("n_layers", lambda x: m.kv_bytes_per_token(x, 8, 128)),
+    ("n_kv_heads", lambda x: m.kv_bytes_per_token(32, x, 128)),
+    ("head_dim", lambda x: m.kv_bytes_per_token(32, 8, x)),
+])
+def test_kv_counts_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+@pytest.mark.parametrize("param, call", [
+    ("bytes_per_value", lambda x: m.kv_bytes_per_token(32, 8, 128, x)),
+    ("bytes_per_value", lambda x: m.LLAMA3_8B.kv_bytes_per_token(x)),
+    ("bytes_per_param", lambda x: m.LLAMA3_8B.weight_bytes(x)),
+])
+def test_bytes_per_value_rejects_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_COUNT)
+@pytest.mark.parametrize("field", ["n_layers", "d_model", "n_heads", "n_kv_heads", "d_ff", "vocab"])
+def test_model_shape_rejects_bad_sizes(field, bad):
+    with pytest.raises((TypeError, ValueError), match=names(field)):
+        replace(m.LLAMA3_8B, **{field: bad})
+
+
+# head_dim = 0 is documented as "use d_model // n_heads"; anything else must be a whole number >= 1.
+@pytest.mark.parametrize("bad", [-128, -1, 1.5] + NOT_A_FINITE_NUMBER)
+def test_model_shape_rejects_bad_head_dim(bad):
+    with pytest.raises((TypeError, ValueError), match=names("head_dim")):
+        replace(m.LLAMA3_8B, head_dim=bad)
+
+
+def test_model_shape_rejects_kv_heads_that_do_not_divide_heads():
+    with pytest.raises(ValueError, match="n_kv_heads"):
+        replace(m.LLAMA3_8B, n_kv_heads=5)
+
+
+def test_model_shape_rejects_d_model_not_divisible_by_heads_when_head_dim_is_implied():
+    # 4100 / 32 = 128.125: an implied head_dim must not be silently truncated to 128.
+    with pytest.raises(ValueError, match="d_model|n_heads|head_dim"):
+        replace(m.LLAMA3_8B, d_model=4100, head_dim=0)

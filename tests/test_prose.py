@@ -1,0 +1,47 @@
+"""Prose guard: no number typed by hand in any page of either edition."""
+import re
+
+import pytest
+
+import prose
+
+PAGES = [p for lang in prose.EDITIONS for p in prose.pages(lang)]
+IDS = [str(p.relative_to(prose.ROOT)) for p in PAGES]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_no_number_typed_in_prose(page):
+    problems = prose.check_page(page)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_a_hand_typed_number_is_caught_and_named(page, tmp_path):
+    """Insert a wrong bandwidth into the page's first paragraph: the guard must name the page and the number."""
+    text = page.read_text(encoding="utf-8")
+    heading = re.search(r"^# .*$", text, re.M)
+    typo = "\n\nThe H100 reads 3,351 GB/s. 这块卡的显存带宽是 3351 GB/s。\n"
+    mutated = tmp_path / page.name
+    mutated.write_text(text[:heading.end()] + typo + text[heading.end():], encoding="utf-8")
+    problems = prose.check_page(mutated, name=f"mutated {page.name}")
+    assert any("'3,351'" in p and page.name in p for p in problems), problems
+    assert any("'3351'" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("An H100 SXM5 with 80 GB", ["80"]),
+    ("Llama-3-8B on ConnectX-7, V1.04, FP8, 8B, x16, 128b/130b", []),
+    ("see §4.7, Table 3, chapter 6, layer 3, 第 6 章, 表 1", []),
+    ("1. first item\n**2.** exercise", []),
+    ("{glue:text}`ov_x:.1f` ms and `code 42` and https://example.com/7", []),
+    ("```bash\nmake 99\n```\n", []),
+    ("```{admonition} Answer\n12 ms\n```\n", ["12"]),
+    ("约 7.8 ms，共 25.6 GB", ["7.8", "25.6"]),
+    ("$t = 2NP / 5$", ["5"]),
+])
+def test_what_counts_as_typed(text, numbers):
+    assert [n for _, n, _ in prose.typed_numbers(text)] == numbers
+
+
+def test_allowed_phrases_are_exact(tmp_path):
+    assert prose.typed_numbers("in 2020 and 2021", ["2020"])[0][1] == "2021"

@@ -1,0 +1,390 @@
+"""Browser test of the built site (_build/site): every page of both editions, in Chromium.
+
+    .venv/bin/python book/tools/build.py                     # build both editions first
+    .venv/bin/python -m pytest tests/test_site.py -q         # add `-k en` for the English pages only
+    SITE_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_site.py   # plus a PNG per page
+
+This file never builds the site; a test fails (never skips) when an edition it needs is missing.
+Pages come from _toc.yml and from walking the built folders, so a new chapter is tested without
+touching this file. Each page is loaded once per session (in a fresh browser context, so nothing
+is served from cache) and the checks below read that one load:
+
+- requests: nothing leaves 127.0.0.1 (outside requests are recorded, then blocked), none fails,
+  no response has a status >= 400;
+- math: if the HTML has ``.math`` elements, MathJax has replaced each with an ``mjx-container``,
+  reports no TeX error, and no raw TeX (``$$``, ``\\(``, ``\\frac`` ...) is visible outside code;
+- twin link: ``a.course-twin-link`` leads to a page of the other edition that loads (HTTP 200)
+  and whose own twin link leads back to this page;
+- ``<html lang>``: ``en`` for the English edition, ``zh-CN`` for the Chinese one.
+"""
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import sync_playwright
+
+from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, launch_chromium, redirect_target,
+                         site_pages)
+
+pytestmark = pytest.mark.site
+
+NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html stub
+MATH_TIMEOUT_MS = 20_000      # MathJax start-up and first typeset
+SEARCH_TIMEOUT_MS = 15_000    # Sphinx search: index load, query, results
+IDLE_TIMEOUT_MS = 3_000       # late requests (fonts, lazily loaded scripts): best effort
+EDITION_NAME = {"en": "English", "zh": "Chinese"}
+OTHER = {"en": "zh", "zh": "en"}
+PAGES = [page for lang in EDITIONS for page in site_pages(lang)]
+SCREENSHOTS = os.environ.get("SITE_SCREENSHOTS")
+
+# Raw TeX that MathJax should have consumed, looked for in visible text outside code.
+RAW_TEX = re.compile(r"\$\$|\\[(\[\])]|\\[A-Za-z]{2,}|\$[^$\s][^$]*[\\^_{}][^$]*\$")
+
+# Collected in the page after MathJax: untypeset math, TeX errors, raw TeX in visible text.
+MATH_STATE_JS = r"""
+(pattern) => {
+  const math = [...document.querySelectorAll('.math')];
+  const untypeset = math.filter(el => !el.querySelector('mjx-container'))
+                        .map(el => el.textContent.trim().slice(0, 100));
+  const errors = [...document.querySelectorAll('mjx-merror')]
+                   .map(el => (el.getAttribute('data-mjx-error') || el.textContent).slice(0, 120));
+  const parts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || el.closest('pre, code, script, style, textarea, noscript, template, mjx-container')) continue;
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    parts.push(n.data);
+  }
+  const text = parts.join('');
+  const re = new RegExp(pattern, 'g');
+  const raw = [];
+  for (const m of text.matchAll(re)) {
+    raw.push(text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 30).replace(/\s+/g, ' '));
+    if (raw.length >= 10) break;
+  }
+  return {containers: document.querySelectorAll('mjx-container').length, untypeset, errors, raw};
+}
+"""
+
+
+def require(*langs):
+    """Fail (never skip) when an edition the test needs has not been built."""
+    for lang in langs:
+        index = SITE / lang / "index.html"
+        if not index.is_file():
+            pytest.fail(f"The {EDITION_NAME[lang]} edition is not built: {index} is missing. Build the site "
+                        f"first: `cd {SITE.parents[1]} && .venv/bin/python book/tools/build.py` (or `make site`).",
+                        pytrace=False)
+
+
+def lang_of(page):
+    return page.split("/", 1)[0]
+
+
+def strip_fragment(url):
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
+
+
+def screenshot(page, name):
+    """Save a full-page PNG when SITE_SCREENSHOTS is set; never affects the result of a test."""
+    if not SCREENSHOTS:
+        return
+    try:
+        folder = Path(SCREENSHOTS)
+        folder.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^\w.=-]+", "_", name.removesuffix(".html")).strip("_") or "index"
+        page.screenshot(path=str(folder / f"{safe}.png"), full_page=True)
+    except Exception as exc:            # a screenshot is for humans: warn, do not fail
+        warnings.warn(f"screenshot of {name} failed: {exc}")
+
+
+@dataclass
+class Visit:
+    """What one load of one page showed."""
+    page: str                                   # path under _build/site that was asked for
+    url: str
+    final_url: str = ""                         # after an index.html redirect stub
+    status: int | None = None                   # of the final document
+    load_error: str | None = None
+    outside: list = field(default_factory=list)         # requests that would leave 127.0.0.1
+    failed: list = field(default_factory=list)          # requests that failed
+    bad_status: list = field(default_factory=list)      # responses >= 400
+    page_errors: list = field(default_factory=list)     # uncaught JavaScript errors (reported, not asserted)
+    html_lang: str | None = None
+    math_in_html: int = 0
+    math: dict | None = None
+    math_error: str | None = None
+    twins: list = field(default_factory=list)           # resolved hrefs of a.course-twin-link
+    links: list = field(default_factory=list)           # resolved hrefs of every a[href]
+    text: str = ""
+    pasted: list = field(default_factory=list)          # glued values (span.pasted-text)
+
+    def where(self):
+        return self.page if self.final_url in ("", self.url) else f"{self.page} (-> {self.final_url})"
+
+
+class Site:
+    """The served site plus the browser; loads each page at most once per session."""
+
+    def __init__(self, server, browser):
+        self.server, self.browser = server, browser
+        self._visits = {}
+
+    def path_of(self, url):
+        """'http://127.0.0.1:PORT/en/x.html#y' -> 'en/x.html' (None for a URL outside the site)."""
+        if not strip_fragment(url).startswith(self.server.base):
+            return None
+        return urlsplit(url).path.lstrip("/")
+
+    def new_context(self, record):
+        context = self.browser.new_context()
+        context.set_default_timeout(NAV_TIMEOUT_MS)
+        server = self.server
+
+        def on_request(request):
+            if not server.is_local(request.url):
+                record.outside.append(f"{request.method} {request.url}")
+
+        def on_failed(request):
+            if server.is_local(request.url):           # outside ones are already listed
+                record.failed.append(f"{request.url} ({request.failure})")
+
+        def on_response(response):
+            if response.status >= 400:
+                record.bad_status.append(f"{response.status} {response.url}")
+
+        context.on("request", on_request)
+        context.on("requestfailed", on_failed)
+        context.on("response", on_response)
+        # Record, then block: the test must not depend on (or wait for) a network that is not there.
+        context.route(lambda url: not server.is_local(url), lambda route: route.abort("blockedbyclient"))
+        return context
+
+    def visit(self, page_path):
+        page_path = page_path.lstrip("/")
+        if page_path not in self._visits:
+            self._visits[page_path] = self._load(page_path)
+        return self._visits[page_path]
+
+    def _load(self, page_path):
+        url = self.server.url(page_path)
+        record = Visit(page=page_path, url=url)
+        context = self.new_context(record)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
+        documents = []
+        page.on("response", lambda r: documents.append(r.status)
+                if r.request.is_navigation_request() and r.frame == page.main_frame else None)
+        try:
+            page.goto(url, wait_until="load")
+            target = redirect_target(page_path, self.server.root)
+            if target:
+                page.wait_for_url(strip_fragment(urljoin(url, target)), wait_until="load")
+            record.final_url = strip_fragment(page.url)
+            record.status = documents[-1] if documents else None
+            record.html_lang = page.evaluate("document.documentElement.getAttribute('lang')")
+            record.math_in_html = page.locator(".math").count()
+            if record.math_in_html:
+                self._typeset(page, record)
+            try:
+                page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
+            except PlaywrightError:
+                pass
+            record.twins = page.eval_on_selector_all("a.course-twin-link", "els => els.map(e => e.href)")
+            record.links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+            record.pasted = page.eval_on_selector_all(".pasted-text", "els => els.map(e => e.textContent.trim())")
+            record.text = page.inner_text("body")
+            screenshot(page, page_path)
+        except PlaywrightError as exc:
+            record.load_error = str(exc).splitlines()[0]
+        finally:
+            context.close()
+        return record
+
+    @staticmethod
+    def _typeset(page, record):
+        try:
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=MATH_TIMEOUT_MS)
+            page.evaluate("""() => { MathJax.startup.promise.then(() => { window.__courseMathDone = 'ok'; },
+                                                                   e => { window.__courseMathDone = String(e); }); }""")
+            page.wait_for_function("() => window.__courseMathDone", timeout=MATH_TIMEOUT_MS)
+            done = page.evaluate("window.__courseMathDone")
+            if done != "ok":
+                record.math_error = f"MathJax start-up failed: {done}"
+        except PlaywrightError as exc:
+            record.math_error = (f"MathJax did not finish typesetting within {MATH_TIMEOUT_MS / 1000:.0f} s "
+                                 f"({str(exc).splitlines()[0]})")
+        record.math = page.evaluate(MATH_STATE_JS, RAW_TEX.pattern)
+
+
+@pytest.fixture(scope="session")
+def site_server():
+    with SiteServer(SITE) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def site(site_server, browser):
+    return Site(site_server, browser)
+
+
+def loaded(site, page):
+    """The visit of a page that must have loaded; fails with the reason otherwise."""
+    visit = site.visit(page)
+    assert visit.load_error is None, f"{page} did not load: {visit.load_error}"
+    assert visit.status == 200, f"{visit.where()} answered HTTP {visit.status}"
+    return visit
+
+
+# --- the site is there, and every page of it is tested ----------------------------------------
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_site_is_built(lang):
+    require(lang)
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_every_built_page_is_tested(lang):
+    """A page built after collection (or missing from the toc) would otherwise go untested."""
+    require(lang)
+    untested = sorted(set(built_pages(lang)) - set(PAGES))
+    assert not untested, f"pages built but not collected (rerun pytest after building): {untested}"
+    missing = sorted(p for p in PAGES if lang_of(p) == lang and not (SITE / p).is_file())
+    assert not missing, f"pages in _toc.yml that the build did not produce: {missing}"
+
+
+# --- every page ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page", PAGES)
+def test_requests_stay_local(site, page):
+    require(lang_of(page))
+    visit = loaded(site, page)
+    problems = [f"outside 127.0.0.1: {r}" for r in visit.outside] + [f"HTTP {r}" for r in visit.bad_status]
+    answered = {r.split(" ", 1)[1] for r in visit.bad_status}      # a 404 font also shows as aborted
+    problems += [f"failed: {r}" for r in visit.failed if r.rsplit(" (", 1)[0] not in answered]
+    assert not problems, f"{visit.where()}: {len(problems)} bad request(s):\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_math_is_typeset(site, page):
+    require(lang_of(page))
+    visit = loaded(site, page)
+    if not visit.math_in_html:
+        return                                  # nothing to typeset on this page
+    assert visit.math_error is None, f"{visit.where()}: {visit.math_error}"
+    math = visit.math
+    assert math["containers"] > 0, f"{visit.where()} has {visit.math_in_html} .math elements but no mjx-container"
+    assert not math["untypeset"], f"{visit.where()}: math left untypeset: {math['untypeset'][:5]}"
+    assert not math["errors"], f"{visit.where()}: MathJax TeX errors: {math['errors'][:5]}"
+    assert not math["raw"], f"{visit.where()}: raw TeX visible in the page:\n  " + "\n  ".join(math["raw"])
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_twin_link_round_trip(site, page):
+    lang = lang_of(page)
+    require(lang)
+    visit = loaded(site, page)
+    assert visit.twins, f"{visit.where()} has no a.course-twin-link"
+    assert len(set(visit.twins)) == 1, f"{visit.where()} has twin links to different pages: {visit.twins}"
+    twin_url = strip_fragment(visit.twins[0])
+    twin_page = site.path_of(twin_url)
+    other = OTHER[lang]
+    assert twin_page and lang_of(twin_page) == other, \
+        f"{visit.where()}: twin link {twin_url} is not in the {EDITION_NAME[other]} edition"
+    require(other)
+    twin = site.visit(twin_page)
+    assert twin.load_error is None, f"twin of {page}, {twin_page}, did not load: {twin.load_error}"
+    assert twin.status == 200, f"twin of {page}, {twin_page}, answered HTTP {twin.status}"
+    assert twin.twins, f"twin of {page}, {twin_page}, has no a.course-twin-link"
+    back = strip_fragment(twin.twins[0])
+    assert back == visit.final_url, f"{page} -> {twin_page} -> {site.path_of(back) or back}, not back to {site.path_of(visit.final_url)}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_html_lang(site, page):
+    lang = lang_of(page)
+    require(lang)
+    visit = loaded(site, page)
+    assert visit.html_lang == HTML_LANG[lang], f"{visit.where()}: <html lang={visit.html_lang!r}>, expected {HTML_LANG[lang]!r}"
+
+
+# --- search, inserted numbers, landing page ---------------------------------------------------
+
+@pytest.mark.parametrize("lang, query", [("zh", "显存带宽"), ("zh", "推理引擎"), ("en", "bandwidth")],
+                         ids=["zh-xiancun_daikuan", "zh-tuili_yinqing", "en-bandwidth"])
+def test_search_finds(site, lang, query):
+    require(lang)
+    from urllib.parse import quote
+
+    record = Visit(page=f"{lang}/search.html", url=site.server.url(f"{lang}/search.html?q={quote(query)}"))
+    context = site.new_context(record)
+    try:
+        page = context.new_page()
+        page.goto(record.url, wait_until="load")
+        try:
+            page.wait_for_function(
+                """() => document.querySelector('#search-results li') ||
+                         (document.querySelector('#search-results .search-summary')?.textContent || '').trim()""",
+                timeout=SEARCH_TIMEOUT_MS)
+        except PlaywrightError:
+            pytest.fail(f"search for {query!r} ({lang}) neither showed results nor finished within "
+                        f"{SEARCH_TIMEOUT_MS / 1000:.0f} s", pytrace=False)
+        page.wait_for_timeout(100)              # results are appended one every 5 ms
+        results = page.locator("#search-results li").count()
+        summary = (page.text_content("#search-results .search-summary") or "").strip()
+        screenshot(page, f"{lang}/search={query}")
+        ran = urlsplit(page.url).query
+    finally:
+        context.close()
+    assert results >= 1, f"search for {query!r} in the {EDITION_NAME[lang]} edition found nothing " \
+                         f"(query run: {ran!r}; summary: {summary!r})"
+    assert not record.outside, f"search page requests resources outside 127.0.0.1: {record.outside}"
+
+
+def overview_numbers():
+    """Values that notebooks/*/00_overview inserts with glue, computed from infra_lib as the notebook does."""
+    from infra_lib import hardware, inference
+
+    bandwidth = f"{hardware.value('h100_sxm5', 'mem_bw_Bps') / 1e9:,.0f}"
+    step = inference.decode_step(inference.teaching_request(), inference.teaching_gpu())
+    return {"H100 SXM5 memory bandwidth, GB/s": bandwidth, "teaching decode step, ms": f"{step.time_s * 1e3:.1f}"}
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_inserted_numbers_on_overview(site, lang):
+    require(lang)
+    page = f"{lang}/notebooks/{lang}/00_overview.html"
+    visit = loaded(site, page)
+    for what, value in overview_numbers().items():
+        assert value in visit.text, f"{page}: {what} = {value} is not in the page text"
+        assert value in visit.pasted, f"{page}: {what} = {value} appears, but not as an inserted (glued) value; " \
+                                      f"glued values on the page: {sorted(set(visit.pasted))[:40]}"
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_landing_links_to_edition(site, lang):
+    require(lang)
+    landing = loaded(site, "index.html")
+    target = site.server.url(f"{lang}/index.html")
+    assert target in map(strip_fragment, landing.links), f"index.html does not link to {lang}/index.html: {landing.links}"
+    assert not landing.outside, f"index.html requests resources outside 127.0.0.1: {landing.outside}"
+    assert not landing.bad_status and not landing.failed, f"index.html: {landing.bad_status + landing.failed}"
+    edition = loaded(site, f"{lang}/index.html")
+    assert site.path_of(edition.final_url).startswith(f"{lang}/"), \
+        f"{lang}/index.html leads out of its edition, to {edition.final_url}"
