@@ -149,7 +149,7 @@ def structure(path):
     """What must match between twins."""
     cells, _ = page_cells(path)
     md = "\n".join(s for k, s, _ in cells if k == "markdown")
-    code = [s for k, s, m in cells if k == "code" and "edition" not in m.get("tags", [])]
+    code = [(s, sorted(m.get("tags", []))) for k, s, m in cells if k == "code" and "edition" not in m.get("tags", [])]
     editions = [s for k, s, m in cells if k == "code" and "edition" in m.get("tags", [])]
     return {
         "code cells": code,

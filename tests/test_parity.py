@@ -23,6 +23,7 @@ def test_every_notebook_has_exactly_one_edition_cell():
 def test_a_changed_code_cell_is_caught(tmp_path):
     en, zh = next((e, z) for e, z in PAIRS if "notebooks" in e.parts)
     text = zh.read_text(encoding="utf-8").replace("display=False)", "display=False) ", 1)
+    assert text != zh.read_text(encoding="utf-8")
     (tmp_path / "notebooks").mkdir()
     mutated = tmp_path / "notebooks" / zh.name
     mutated.write_text(text, encoding="utf-8")

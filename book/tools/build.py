@@ -85,6 +85,9 @@ def build_edition(lang, strict):
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(out / "_build" / "html", target)
+    # Sphinx 7.4 does not overwrite static files it copied before: refresh ours (not vendor/).
+    for path in (ROOT / "book" / "_static").glob("*.*"):
+        shutil.copy(path, target / "_static" / path.name)
 
 
 def write_landing_page():
