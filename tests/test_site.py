@@ -31,7 +31,8 @@ from playwright.sync_api import sync_playwright
 from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, launch_chromium, redirect_target,
                          site_pages)
 
-pytestmark = pytest.mark.site
+# xdist_group: under `--dist loadgroup` all of these share one worker (one browser, each page loaded once).
+pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]
 
 NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html stub
 MATH_TIMEOUT_MS = 20_000      # MathJax start-up and first typeset

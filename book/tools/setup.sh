@@ -24,7 +24,9 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   echo "[setup] creating .venv from requirements.txt"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+  # make infra_lib importable from this checkout (what an editable install does, with no build step)
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  pwd > "$site/infra_course.pth"
   echo "$want" > "$stamp"
 fi
 
