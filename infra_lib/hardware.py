@@ -15,7 +15,8 @@ from pathlib import Path
 
 from . import _check
 
-DATA_FILE = Path(__file__).parent / "data" / "hardware.toml"
+DATA_DIR = Path(__file__).parent / "data"
+DATA_FILE = DATA_DIR / "hardware.toml"   # the core registry; other data/*.toml files extend it
 KINDS = ("datasheet", "derived", "reported", "measured", "teaching")
 
 
@@ -45,9 +46,35 @@ class Spec:
         return f"{self.source.title}, {self.where}"
 
 
+def _load_files():
+    """Merge [sources] and [devices] of every data/*.toml; a key defined twice is an error."""
+    merged = {"sources": {}, "devices": {}}
+    for path in sorted(DATA_DIR.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for key, value in data.get("sources", {}).items():
+            if key in merged["sources"]:
+                raise ValueError(f"{path.name}: source {key!r} is already defined in another registry file")
+            merged["sources"][key] = value
+        for key, dev in data.get("devices", {}).items():
+            # a device may be extended by several files (a chapter's own specs of the H100, say)
+            into = merged["devices"].setdefault(key, {"specs": {}})
+            if "name" in dev:
+                if "name" in into and into["name"] != dev["name"]:
+                    raise ValueError(f"{path.name}: device {key!r} has two names")
+                into["name"] = dev["name"]
+            for name, row in dev.get("specs", {}).items():
+                if name in into["specs"]:
+                    raise ValueError(f"{path.name}: spec {key}.{name} is already defined in another registry file")
+                into["specs"][name] = row
+    for key, dev in merged["devices"].items():
+        if "name" not in dev:
+            raise ValueError(f"device {key!r} has no name in any registry file")
+    return merged
+
+
 @lru_cache(maxsize=1)
 def _registry():
-    data = tomllib.loads(DATA_FILE.read_text(encoding="utf-8"))
+    data = _load_files()
     sources = {k: Source(key=k, **v) for k, v in data["sources"].items()}
     devices = {}
     for dev_key, dev in data["devices"].items():

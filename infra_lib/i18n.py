@@ -51,6 +51,20 @@ STRINGS = {
 }
 
 
+def add_strings(strings):
+    """Add labels for a chapter's figures or widgets: {key: {"en": ..., "zh": ...}}.
+
+    Modules call this at import; a key that exists already, or a label missing a language,
+    is an error.
+    """
+    for key, texts in strings.items():
+        if key in STRINGS and STRINGS[key] != texts:
+            raise ValueError(f"label {key!r} is already defined")
+        if set(texts) != set(LANGUAGES):
+            raise ValueError(f"label {key!r} needs exactly the languages {LANGUAGES}, got {sorted(texts)}")
+        STRINGS[key] = texts
+
+
 def t(key, lang, **fields):
     """The string ``key`` in language ``lang``, with ``{fields}`` filled in."""
     lang = _check.choice("lang", lang, LANGUAGES)

@@ -2,6 +2,7 @@
 
     python book/tools/build.py            # incremental (what `make site` runs)
     python book/tools/build.py --strict   # clean, all pages, warnings are errors (tests)
+    COURSE_BUILD_DIR=/tmp/mybuild python book/tools/build.py   # build somewhere else
 
 Each edition is one Jupyter Book (Sphinx) build. The English edition uses _config.yml and
 _toc.yml; the Chinese one merges book/zh/config-overrides.yml on top and swaps /en/ for /zh/
@@ -12,6 +13,7 @@ re-executes every notebook, which Jupyter Book's own cache would not notice.
 import argparse
 import copy
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "_build"
+BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "_build")).resolve()   # override: a private build
 SITE = BUILD / "site"
 EDITIONS = ("en", "zh")
 
@@ -79,7 +81,7 @@ def build_edition(lang, strict):
            "--config", str(cfg_path), "--toc", str(toc_path)]
     if strict:
         cmd += ["-W", "-n", "--keep-going", "--all"]
-    env = {**__import__("os").environ, "COURSE_EDITION": lang, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "COURSE_EDITION": lang, "PYTHONPATH": str(ROOT)}
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
     target = SITE / lang
     if target.exists():
