@@ -1,0 +1,157 @@
+"""Figures of chapter 2 (CPU architecture), with labels in the page's language.
+
+Each function takes ``lang``, calls :func:`plotting.setup`, draws on an opaque white background
+with :data:`plotting.COLORS`, closes the figure and returns it.
+"""
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import _check, plotting, units
+from .i18n import add_strings, t
+
+add_strings({
+    "cpu_l1": {"en": "L1 data cache", "zh": "L1 数据缓存"},
+    "cpu_l2": {"en": "L2 cache", "zh": "L2 缓存"},
+    "cpu_l3": {"en": "L3 cache (shared)", "zh": "L3 缓存（全核共享）"},
+    "cpu_dram": {"en": "DRAM (local socket)", "zh": "内存 DRAM（本插槽）"},
+    "cpu_per_core": {"en": "per core", "zh": "每核"},
+    "cpu_latency_ns": {"en": "Load-to-use latency (ns, log scale)", "zh": "访问延迟（ns，对数坐标）"},
+    "cpu_cycles_at": {"en": "{cycles:,.0f} cycles at {ghz:.1f} GHz", "zh": "{ghz:.1f} GHz 下 {cycles:,.0f} 个周期"},
+    "cpu_xeon_core_avx512": {"en": "Xeon 8480C, 1 core, AVX-512", "zh": "Xeon 8480C，单核，AVX-512"},
+    "cpu_xeon_avx512": {"en": "Xeon 8480C socket, AVX-512", "zh": "Xeon 8480C 整颗，AVX-512"},
+    "cpu_xeon_amx": {"en": "Xeon 8480C socket, AMX", "zh": "Xeon 8480C 整颗，AMX"},
+    "cpu_grace_sve2": {"en": "Grace, SVE2", "zh": "Grace，SVE2"},
+    "cpu_h100_fp32": {"en": "H100 SXM5, CUDA cores", "zh": "H100 SXM5，CUDA core"},
+    "cpu_h100_bf16": {"en": "H100 SXM5, Tensor Cores", "zh": "H100 SXM5，Tensor Core"},
+    "cpu_peak_tflops": {"en": "Peak dense throughput (TFLOP/s, log scale)", "zh": "稠密峰值算力（TFLOP/s，对数坐标）"},
+    "cpu_at_ghz": {"en": "at {ghz:.1f} GHz", "zh": "按 {ghz:.1f} GHz"},
+    "cpu_gpu": {"en": "GPU", "zh": "GPU"},
+    "cpu_cpu": {"en": "CPU", "zh": "CPU"},
+    "cpu_step_ms": {"en": "Decode step (ms)", "zh": "一步 decode（ms）"},
+    "cpu_gpu_work": {"en": "GPU work", "zh": "GPU 计算"},
+    "cpu_launch": {"en": "waiting for launches", "zh": "等待 kernel 发射"},
+    "cpu_eager": {"en": "eager", "zh": "eager"},
+    "cpu_graph": {"en": "CUDA graph", "zh": "CUDA Graph"},
+    "cpu_measured": {"en": "measured", "zh": "实测"},
+    "cpu_this_machine": {"en": "the machine that built this page (measured)", "zh": "构建本页的机器（实测）"},
+    "cpu_xeon_roof": {"en": "Xeon 8480C socket (AVX-512 FP32, DDR5-4800)", "zh": "Xeon 8480C 整颗（AVX-512 FP32，DDR5-4800）"},
+    "cpu_h100_roof": {"en": "H100 SXM5 (BF16 Tensor Cores, HBM3)", "zh": "H100 SXM5（BF16 Tensor Core，HBM3）"},
+    "cpu_decode_mark": {"en": "decode, batch 1 (BF16)", "zh": "decode，batch 1（BF16）"},
+    "cpu_matmul_point": {"en": "float32 matmul, n = {n:,}", "zh": "float32 矩阵乘，n = {n:,}"},
+    "cpu_attainable": {"en": "Attainable throughput (GFLOP/s, log scale)", "zh": "可达算力（GFLOP/s，对数坐标）"},
+})
+
+
+def latency_ladder_figure(levels, clock_hz, lang):
+    """Horizontal bars of each level's latency (log scale), annotated with cycles at ``clock_hz`` and size."""
+    lang = plotting.setup(lang)
+    clock = _check.positive("clock_hz", clock_hz, "Hz")
+    fig, ax = plt.subplots(figsize=(7.4, 3.6))
+    y = np.arange(len(levels))
+    ns = [lv.latency_s / 1e-9 for lv in levels]
+    colors = [plotting.COLORS["memory"]] * (len(levels) - 1) + [plotting.COLORS["compute"]]
+    ax.barh(y, ns, height=0.6, color=colors)
+    labels = []
+    for lv in levels:
+        name = t(f"cpu_{lv.key}", lang)
+        if lv.size_B:
+            size = lv.size_B / units.MiB if lv.size_B >= units.MiB else lv.size_B / units.KiB
+            unit = "MiB" if lv.size_B >= units.MiB else "KiB"
+            per = f", {t('cpu_per_core', lang)}" if lv.key in ("l1", "l2") else ""
+            name += f"\n{size:,.0f} {unit}{per}"
+        labels.append(name)
+    for yi, v, lv in zip(y, ns, levels):
+        ax.annotate(f"{v:,.1f} ns · " + t("cpu_cycles_at", lang, cycles=lv.latency_s * clock, ghz=clock / 1e9),
+                    (v, yi), xytext=(5, -4), textcoords="offset points", fontsize=9)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlim(0.5, max(ns) * 40)
+    ax.set_xlabel(t("cpu_latency_ns", lang))
+    ax.grid(axis="y", visible=False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def peaks_figure(peaks, lang):
+    """Horizontal bars of peak FLOP/s (log scale): CPUs in blue, GPUs in red, precision and clock noted."""
+    lang = plotting.setup(lang)
+    fig, ax = plt.subplots(figsize=(7.4, 3.8))
+    y = np.arange(len(peaks))
+    tf = [p.flop_s / 1e12 for p in peaks]
+    colors = [plotting.COLORS["memory"] if p.device == "cpu" else plotting.COLORS["compute"] for p in peaks]
+    ax.barh(y, tf, height=0.6, color=colors)
+    for yi, v, p in zip(y, tf, peaks):
+        note = f"{v:,.2f} TFLOP/s · {p.precision}" if v < 10 else f"{v:,.1f} TFLOP/s · {p.precision}"
+        if p.clock_hz:
+            note += " · " + t("cpu_at_ghz", lang, ghz=p.clock_hz / 1e9)
+        ax.annotate(note, (v, yi), xytext=(5, -4), textcoords="offset points", fontsize=9)
+    ax.set_yticks(y, [t(f"cpu_{p.key}", lang) for p in peaks])
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlim(0.05, max(tf) * 60)
+    ax.set_xlabel(t("cpu_peak_tflops", lang))
+    ax.grid(axis="y", visible=False)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=plotting.COLORS["memory"]),
+               plt.Rectangle((0, 0), 1, 1, color=plotting.COLORS["compute"])]
+    ax.legend(handles, [t("cpu_cpu", lang), t("cpu_gpu", lang)], loc="upper right", fontsize=9)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def launch_figure(model, eager_measured_s, graph_measured_s, lang):
+    """The measured eager and CUDA-graph decode steps, split into GPU work and launch waiting by ``model``."""
+    lang = plotting.setup(lang)
+    fig, ax = plt.subplots(figsize=(7.0, 2.8))
+    y = np.array([0, 1])
+    gpu_ms = model.gpu_s / units.MS
+    wait = [model.eager_cpu_s / units.MS, model.graph_cpu_s / units.MS]
+    ax.barh(y, [gpu_ms, gpu_ms], height=0.55, color=plotting.COLORS["memory"], label=t("cpu_gpu_work", lang))
+    ax.barh(y, wait, left=[gpu_ms, gpu_ms], height=0.55, color=plotting.COLORS["compute"], label=t("cpu_launch", lang))
+    for yi, total in zip(y, (eager_measured_s, graph_measured_s)):
+        ax.annotate(f"{t('cpu_measured', lang)} {total / units.MS:.2f} ms", (total / units.MS, yi),
+                    xytext=(6, -4), textcoords="offset points", fontsize=9)
+    ax.set_yticks(y, [t("cpu_eager", lang), t("cpu_graph", lang)])
+    ax.invert_yaxis()
+    ax.set_xlim(0, eager_measured_s / units.MS * 1.45)
+    ax.set_xlabel(t("cpu_step_ms", lang))
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, fontsize=9)
+    ax.grid(axis="y", visible=False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def machines_roofline_figure(roofs, lang, decode_intensity=None, point=None):
+    """Log-log rooflines of several machines in GFLOP/s.
+
+    ``roofs``: list of (label, peak_flop_s, bandwidth_Bps, color). ``decode_intensity``: draw a
+    vertical line there. ``point``: (label, intensity, flop_s) of a measured kernel.
+    """
+    lang = plotting.setup(lang)
+    fig, ax = plt.subplots(figsize=(7.4, 4.4))
+    ridges = [p / b for _, p, b, _ in roofs]
+    lo = 0.1
+    hi = max(ridges + ([point[1]] if point else [])) * 20
+    x = np.logspace(np.log10(lo), np.log10(hi), 300)
+    for (label, peak, bw, color), ridge in zip(roofs, ridges):
+        ax.loglog(x, np.minimum(peak, x * bw) / 1e9, color=color, lw=2, label=label)
+        ax.plot([ridge], [peak / 1e9], "|", ms=12, color=color)
+    if decode_intensity is not None:
+        ax.axvline(decode_intensity, color=plotting.COLORS["grey"], ls="--", lw=1)
+        ax.annotate(t("cpu_decode_mark", lang), (decode_intensity, ax.get_ylim()[1]), xytext=(3, -8),
+                    textcoords="offset points", rotation=90, color=plotting.COLORS["grey"], fontsize=9,
+                    va="top", ha="left", bbox=dict(facecolor="white", edgecolor="none", pad=1))
+    if point is not None:
+        label, intensity, flop_s = point
+        ax.plot([intensity], [flop_s / 1e9], "o", ms=8, color="black")
+        ax.annotate(label, (intensity, flop_s / 1e9), xytext=(-10, 8), textcoords="offset points",
+                    ha="right", fontsize=9)
+    ax.set_xlabel(t("intensity", lang))
+    ax.set_ylabel(t("cpu_attainable", lang))
+    ax.legend(loc="lower right", fontsize=8.5)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

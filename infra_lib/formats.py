@@ -1,0 +1,342 @@
+"""Low-precision number formats and block scaling: FP8, FP6 and FP4 with a shared scale.
+
+A *minifloat* with E exponent bits and M mantissa bits (plus a sign bit) stores
+(-1)^s x 1.m x 2^(e - bias) with bias = 2^(E-1) - 1; exponent field 0 holds zero and the
+subnormals 0.m x 2^(1 - bias). Formats differ in how many top codes they give up to special
+values, and that decides their largest value:
+
+- ``"ieee"``: the all-ones exponent means Inf/NaN (FP8 E5M2, like FP16);
+- ``"nan_only"``: only the all-ones code is NaN (FP8 E4M3; the E8M0 scale);
+- ``"none"``: every code is a number (FP6 E3M2/E2M3 and FP4 E2M1).
+
+Sources: H100 whitepaper V1.04 section 4.1.3 (E4M3 and E5M2 on Hopper); P. Micikevicius et al.,
+"FP8 Formats for Deep Learning" (2022), Table 1 (max normal 448 and 57,344); OCP Microscaling
+Formats (MX) Specification v1.0 (2023), Table 1 (block size 32, E8M0 scale) and section 5.3
+(FP6/FP4 element types, max normal 28, 7.5 and 6.0); NVIDIA, "Introducing NVFP4 for Efficient
+and Accurate Low-Precision Inference" (2025): E2M1 values, one E4M3 scale per 16 values and an
+FP32 scale per tensor.
+
+Block scaling stores one scale per block of k values, so each value costs
+element_bits + scale_bits / k bits: MXFP4 4 + 8/32 = 4.25, NVFP4 4 + 8/16 = 4.5.
+
+>>> E4M3.max_normal, E5M2.max_normal, E2M1.max_normal
+(448.0, 57344.0, 6.0)
+>>> MXFP4.bits_per_value, NVFP4.bits_per_value
+(4.25, 4.5)
+"""
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import _check
+
+SPECIALS = ("ieee", "nan_only", "none")
+SCALE_KINDS = ("e8m0", "e4m3", "fp32")
+
+
+@dataclass(frozen=True)
+class MiniFloat:
+    """A small floating-point format: E exponent bits, M mantissa bits, which codes are special."""
+    name: str
+    exp_bits: int
+    man_bits: int
+    special: str
+    signed: bool = True
+
+    def __post_init__(self):
+        _check.count("exp_bits", self.exp_bits, "exponent bits")
+        _check.count("man_bits", self.man_bits, "mantissa bits", minimum=0)
+        _check.choice("special", self.special, SPECIALS)
+        if self.exp_bits + self.man_bits > 16:
+            raise ValueError(f"exp_bits + man_bits must be at most 16 for a minifloat, "
+                             f"got {self.exp_bits + self.man_bits}")
+
+    @property
+    def code(self):
+        """'E4M3', 'E2M1', ...: the exponent and mantissa bits, the name used in the specs."""
+        return f"E{self.exp_bits}M{self.man_bits}"
+
+    @property
+    def bits(self):
+        """Storage bits: sign (if any) + exponent + mantissa."""
+        return int(self.signed) + self.exp_bits + self.man_bits
+
+    @property
+    def bias(self):
+        """Exponent bias 2^(E-1) - 1: 7 for E4M3, 15 for E5M2, 1 for E2M1, 127 for E8M0."""
+        return 2 ** (self.exp_bits - 1) - 1
+
+    @property
+    def max_normal(self):
+        """Largest finite value, from the bits and the special-value rule.
+
+        ieee:      (2 - 2^-M) x 2^(2^E - 2 - bias)      E5M2: 1.75 x 2^15 = 57,344
+        nan_only:  (2 - 2^(1-M)) x 2^(2^E - 1 - bias)   E4M3: 1.75 x 2^8 = 448
+                   (M = 0: 2^(2^E - 2 - bias))          E8M0: 2^127
+        none:      (2 - 2^-M) x 2^(2^E - 1 - bias)      E2M1: 1.5 x 2^2 = 6
+        """
+        top = 2 ** self.exp_bits - 1          # the all-ones exponent field
+        m = self.man_bits
+        if self.special == "ieee":
+            return (2 - 2.0 ** -m) * 2.0 ** (top - 1 - self.bias)
+        if self.special == "nan_only":
+            if m == 0:
+                return 2.0 ** (top - 1 - self.bias)
+            return (2 - 2.0 ** (1 - m)) * 2.0 ** (top - self.bias)
+        return (2 - 2.0 ** -m) * 2.0 ** (top - self.bias)
+
+    @property
+    def max_normal_parts(self):
+        """(largest significand, its exponent): max_normal = significand x 2^exponent.
+
+        E4M3: the top field 15 minus bias 7 gives 2^8, and the all-ones mantissa is NaN, so the
+        largest significand is 1.110 in binary = 1.75: 1.75 x 2^8 = 448.
+        """
+        exp = math.floor(math.log2(self.max_normal))
+        return self.max_normal / 2.0 ** exp, exp
+
+    @property
+    def min_normal(self):
+        """Smallest normal value: 2^(1 - bias); with no mantissa bits (E8M0), field 0 is 2^-bias."""
+        return 2.0 ** (1 - self.bias) if self.man_bits else 2.0 ** -self.bias
+
+    @property
+    def min_positive(self):
+        """Smallest positive value: the smallest subnormal 2^(1 - bias - M), or 2^-bias for E8M0."""
+        return 2.0 ** (1 - self.bias - self.man_bits) if self.man_bits else 2.0 ** -self.bias
+
+    @property
+    def binades(self):
+        """Dynamic range in powers of two: log2(max_normal / min_positive)."""
+        return math.log2(self.max_normal / self.min_positive)
+
+    def values(self):
+        """Every non-negative finite value, ascending (a NumPy array), by enumerating the codes."""
+        return _grid(self)
+
+
+@lru_cache(maxsize=None)
+def _grid(fmt):
+    top = 2 ** fmt.exp_bits - 1
+    out = []
+    for e in range(top + 1):
+        for m in range(2 ** fmt.man_bits):
+            if fmt.special == "ieee" and e == top:
+                continue
+            if fmt.special == "nan_only" and e == top and m == 2 ** fmt.man_bits - 1:
+                continue
+            frac = m / 2 ** fmt.man_bits
+            if fmt.man_bits and e == 0:
+                out.append(frac * 2.0 ** (1 - fmt.bias))          # zero and subnormals
+            else:
+                out.append((1 + frac) * 2.0 ** (e - fmt.bias))
+    grid = np.array(sorted(out))
+    grid.setflags(write=False)
+    return grid
+
+
+E5M2 = MiniFloat("FP8 E5M2", 5, 2, "ieee")
+E4M3 = MiniFloat("FP8 E4M3", 4, 3, "nan_only")
+E3M2 = MiniFloat("FP6 E3M2", 3, 2, "none")
+E2M3 = MiniFloat("FP6 E2M3", 2, 3, "none")
+E2M1 = MiniFloat("FP4 E2M1", 2, 1, "none")
+E8M0 = MiniFloat("E8M0 scale", 8, 0, "nan_only", signed=False)
+ELEMENTS = (E5M2, E4M3, E3M2, E2M3, E2M1)
+
+
+def round_to_format(x, fmt):
+    """Round to the nearest value of ``fmt`` (ties to even), saturating at +-max_normal.
+
+    Saturation, not overflow to Inf: the MX element types have no Inf (OCP MX v1.0, section 5.3),
+    and the reference library clamps normals the same way.
+
+    >>> round_to_format([0.2, 0.25, 0.75, 2.5, 5.0, 7.0, -100.0], E2M1).tolist()
+    [0.0, 0.0, 1.0, 2.0, 4.0, 6.0, -6.0]
+    """
+    if not isinstance(fmt, MiniFloat):
+        raise TypeError(f"fmt must be a MiniFloat such as formats.E2M1, got {fmt!r}")
+    x = _finite_array("x", x)
+    grid = fmt.values()
+    a = np.minimum(np.abs(x), grid[-1])
+    i = np.clip(np.searchsorted(grid, a), 1, len(grid) - 1)
+    lo, hi = grid[i - 1], grid[i]
+    up = (hi - a < a - lo) | ((hi - a == a - lo) & (i % 2 == 0))   # even code wins a tie
+    r = np.where(up, hi, lo)
+    if not fmt.signed:
+        if np.any(x < 0):
+            raise ValueError(f"x must be 0 or more for the unsigned format {fmt.name}")
+        return r
+    return np.sign(x) * r
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_two_text(x):
+    """An exact power of two written as '2⁻⁹' (for prose and tables); other numbers with :g.
+
+    >>> power_of_two_text(2.0 ** -9), power_of_two_text(0.5), power_of_two_text(6.0)
+    ('2⁻⁹', '2⁻¹', '6')
+    """
+    x = _check.positive("x", x, "(a positive number)")
+    e = math.log2(x)
+    if e == int(e):
+        return "2" + str(int(e)).translate(_SUP)
+    return f"{x:g}"
+
+
+def _finite_array(name, x):
+    if isinstance(x, (bool, str)) or x is None:
+        raise TypeError(f"{name} must be an array of numbers, got {x!r}")
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of numbers, got {x!r}") from err
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers (no NaN or Inf)")
+    return arr
+
+
+# ---- block formats -----------------------------------------------------------------------
+
+def bits_per_value(element_bits, scale_bits, block_size, tensor_scale_bits=0, tensor_values=1):
+    """Storage bits per value of a block-scaled format.
+
+    = element_bits + scale_bits / block_size + tensor_scale_bits / tensor_values.
+    MXFP4: 4 + 8/32 = 4.25 (OCP MX v1.0, Table 1). NVFP4: 4 + 8/16 = 4.5, plus one FP32 per
+    tensor, negligible for any real tensor (NVIDIA NVFP4 blog: "4.5 bits per value").
+
+    >>> bits_per_value(4, 8, 32), bits_per_value(4, 8, 16), bits_per_value(8, 8, 32)
+    (4.25, 4.5, 8.25)
+    """
+    return (_check.count("element_bits", element_bits, "bits")
+            + _check.count("scale_bits", scale_bits, "bits", minimum=0)
+            / _check.count("block_size", block_size, "values")
+            + _check.count("tensor_scale_bits", tensor_scale_bits, "bits", minimum=0)
+            / _check.count("tensor_values", tensor_values, "values"))
+
+
+@dataclass(frozen=True)
+class BlockFormat:
+    """Elements of one minifloat sharing a scale per block of ``block_size`` values."""
+    name: str
+    element: MiniFloat
+    block_size: int
+    scale: str                 # 'e8m0' (power of two), 'e4m3' (FP8 value), 'fp32' (exact)
+    tensor_scale_bits: int = 0  # NVFP4 adds one FP32 scale per tensor
+
+    def __post_init__(self):
+        _check.count("block_size", self.block_size, "values")
+        _check.choice("scale", self.scale, SCALE_KINDS)
+
+    @property
+    def scale_bits(self):
+        return 32 if self.scale == "fp32" else 8
+
+    @property
+    def bits_per_value(self):
+        """Element bits + scale bits per block / block size (the per-tensor scale left out)."""
+        return bits_per_value(self.element.bits, self.scale_bits, self.block_size)
+
+
+MXFP8 = BlockFormat("MXFP8 (E4M3)", E4M3, 32, "e8m0")
+MXFP6 = BlockFormat("MXFP6 (E2M3)", E2M3, 32, "e8m0")
+MXFP4 = BlockFormat("MXFP4", E2M1, 32, "e8m0")
+NVFP4 = BlockFormat("NVFP4", E2M1, 16, "e4m3", tensor_scale_bits=32)
+
+
+def element_emax(element):
+    """Exponent of the element format's largest normal: floor(log2(max_normal)). E2M1: 2, E4M3: 8.
+
+    >>> element_emax(E2M1), element_emax(E4M3), element_emax(E5M2)
+    (2, 8, 15)
+    """
+    return math.floor(math.log2(element.max_normal))
+
+
+def block_scales(x, element, block_size, scale):
+    """One scale per block of ``block_size`` consecutive values of ``x``, as the decoder sees it.
+
+    e8m0 (OCP MX v1.0, section 6.3): 2^(floor(log2(amax)) - emax_elem), the exponent clamped to
+    [-127, 127]. The block's largest value lands in [2^emax, 2^(emax+1)), so for E2M1 it lands
+    in [4, 8) and anything above 6 saturates.
+    e4m3 (NVFP4): a per-tensor FP32 scale s_t = amax_tensor / (elem_max x 448) keeps the block
+    scales inside E4M3's range; each block's scale is amax / elem_max / s_t rounded to E4M3,
+    times s_t. (This is this course's reading of the NVFP4 blog's two-level scheme.)
+    fp32: amax / elem_max, exact: the reference with no scale rounding.
+    """
+    blocks = _blocks(x, block_size)
+    scale = _check.choice("scale", scale, SCALE_KINDS)
+    amax = np.abs(blocks).max(axis=1)
+    top = element.max_normal
+    if scale == "fp32":
+        return np.where(amax > 0, amax / top, 1.0)
+    if scale == "e8m0":
+        with np.errstate(divide="ignore"):
+            exp = np.floor(np.log2(np.where(amax > 0, amax, 2.0 ** -127))) - element_emax(element)
+        return 2.0 ** np.clip(exp, -E8M0.bias, E8M0.bias)
+    tensor_amax = amax.max()
+    s_t = tensor_amax / (top * E4M3.max_normal) if tensor_amax > 0 else 1.0
+    return round_to_format(amax / top / s_t, E4M3) * s_t
+
+
+def quantize_blocks(x, element, block_size, scale):
+    """Quantize ``x`` to ``element`` with one scale per block, and return the dequantized values.
+
+    q = round_to_format(x / scale, element); result = q x scale. A block whose scale rounds to
+    zero becomes zero. ``len(x)`` must be a multiple of ``block_size``.
+
+    >>> quantize_blocks([0.1, -0.2, 3.0, 0.5], E2M1, 4, "fp32").tolist()
+    [0.0, -0.25, 3.0, 0.5]
+    """
+    if not isinstance(element, MiniFloat):
+        raise TypeError(f"element must be a MiniFloat such as formats.E2M1, got {element!r}")
+    blocks = _blocks(x, block_size)
+    s = block_scales(x, element, block_size, scale)[:, None]
+    safe = np.where(s > 0, s, 1.0)
+    q = np.where(s > 0, round_to_format(blocks / safe, element), 0.0)
+    return (q * s).reshape(-1)
+
+
+def _blocks(x, block_size):
+    arr = _finite_array("x", x).reshape(-1)
+    k = _check.count("block_size", block_size, "values")
+    if arr.size == 0 or arr.size % k:
+        raise ValueError(f"x must hold a whole number of blocks: {arr.size} values, block_size={k}")
+    return arr.reshape(-1, k)
+
+
+def relative_rms_error(x, y):
+    """sqrt(sum((x - y)^2) / sum(x^2)): the quantization error relative to the signal.
+
+    >>> relative_rms_error([3.0, 4.0], [3.0, 4.0])
+    0.0
+    >>> round(relative_rms_error([3.0, 4.0], [0.0, 4.0]), 3)
+    0.6
+    """
+    x, y = _finite_array("x", x), _finite_array("y", y)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same shape, got {x.shape} and {y.shape}")
+    power = float(np.sum(x * x))
+    if power == 0:
+        raise ValueError("x must not be all zeros (its RMS is the denominator)")
+    return math.sqrt(float(np.sum((x - y) ** 2)) / power)
+
+
+def heavy_tailed_sample(n_values, df=3.0, seed=0):
+    """A teaching tensor: ``n_values`` draws from Student's t with ``df`` degrees of freedom.
+
+    Heavy tails (a few values many times the typical one) are what make one scale per tensor
+    fail; ``df`` = 3 has finite variance but frequent outliers. Fixed seed: same numbers every run.
+    """
+    n = _check.count("n_values", n_values, "values")
+    df = _check.positive("df", df, "degrees of freedom")
+    seed = _check.count("seed", seed, "", minimum=0)
+    return np.random.default_rng(seed).standard_t(df, size=n)
+
+
+def block_size_sweep(x, element, block_sizes, scale):
+    """Relative RMS error of :func:`quantize_blocks` for each block size: [(block_size, error)]."""
+    return [(int(k), relative_rms_error(x, quantize_blocks(x, element, k, scale))) for k in block_sizes]

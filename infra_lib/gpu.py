@@ -1,0 +1,432 @@
+"""The GPU from the inside: warps and divergence, latency hiding, the memory hierarchy,
+Tensor Core peaks and NVLink.
+
+Every function is a small formula with its source; the specs come from the registry
+(``data/hardware.toml`` and ``data/gpu.toml``). Chapter 3 of the course uses them.
+
+- SIMT: an SM issues one instruction for the 32 threads of a warp. When a branch splits the
+  warp, both sides run one after the other with the inactive lanes masked off.
+- Little's law (J. D. C. Little, Operations Research 9(3), 1961): items in a queue = arrival
+  rate x time in the queue. For memory: bytes in flight = bandwidth x latency.
+- Peaks: SMs x FLOP per clock per SM x clock (H100 whitepaper V1.04, Table 1; A100 whitepaper,
+  section 4.1).
+"""
+import html
+import math
+from dataclasses import dataclass
+
+from . import _check, hardware, i18n, measurements, units
+
+# A teaching assumption of chapter 3, not a measurement or a datasheet value: the time from a
+# load leaving an SM to its data coming back from HBM, under load. Unloaded HBM accesses on
+# recent GPUs take a few hundred nanoseconds and the latency grows as queues fill; vary it in
+# the chapter's widget. NVIDIA does not publish a figure.
+TEACHING_HBM_LATENCY_S = 600e-9
+
+
+# ---- warps and divergence ----------------------------------------------------------------
+
+def branch_efficiency(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
+    """Useful lane-cycles / issued lane-cycles for one warp at an if/else.
+
+    ``taken_lanes`` of the ``warp_size`` lanes take the ``then`` side. A side that at least one
+    lane takes is issued for the whole warp (the others are masked), so
+    issued = warp_size x (then_cycles [if any lane takes it] + else_cycles [if any lane skips]),
+    useful = taken x then_cycles + (warp_size - taken) x else_cycles.
+
+    >>> branch_efficiency(8, 10, 10)      # both sides run: half the issued lanes idle
+    0.5
+    >>> branch_efficiency(32, 10, 10)     # the whole warp agrees: no waste
+    1.0
+    >>> branch_efficiency(4, 40)          # an if without else, taken by 4 lanes
+    0.125
+    """
+    w = _check.count("warp_size", warp_size, "lanes")
+    k = _check.count("taken_lanes", taken_lanes, "lanes", minimum=0)
+    if k > w:
+        raise ValueError(f"taken_lanes must be at most warp_size ({w}), got {k}")
+    a = _check.non_negative("then_cycles", then_cycles, "cycles")
+    b = _check.non_negative("else_cycles", else_cycles, "cycles")
+    issued = w * (a * (k > 0) + b * (k < w))
+    if issued == 0:
+        raise ValueError("then_cycles and else_cycles must not both be 0 (on the side the lanes take)")
+    return (k * a + (w - k) * b) / issued
+
+
+def expected_branch_efficiency(p_taken, then_cycles, else_cycles=0.0, warp_size=32):
+    """Long-run efficiency when each lane takes the branch independently with probability p.
+
+    Over many warps, E[useful] / E[issued] with
+    E[useful] = W (p a + (1 - p) b) and E[issued] = W (a (1 - (1-p)^W) + b (1 - p^W)):
+    a side is issued unless every lane avoids it.
+
+    >>> round(expected_branch_efficiency(0.1, 1, 1), 3)   # 10% of lanes: both sides nearly always run
+    0.509
+    """
+    p = _check.non_negative("p_taken", p_taken, "(a probability)")
+    if p > 1:
+        raise ValueError(f"p_taken must be a probability between 0 and 1, got {p:g}")
+    w = _check.count("warp_size", warp_size, "lanes")
+    a = _check.non_negative("then_cycles", then_cycles, "cycles")
+    b = _check.non_negative("else_cycles", else_cycles, "cycles")
+    issued = a * (1 - (1 - p) ** w) + b * (1 - p ** w)
+    if issued == 0:
+        raise ValueError("then_cycles and else_cycles must not both be 0 (on the side the lanes take)")
+    return (p * a + (1 - p) * b) / issued
+
+
+# ---- occupancy and Little's law ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class SMLimits:
+    """What one SM can hold at once (H100: CUDA compute capability 9.0)."""
+    warp_size: int
+    max_warps: int
+    max_threads: int
+    max_blocks: int
+    registers: int
+    max_registers_per_thread: int
+
+    @classmethod
+    def from_registry(cls, device="h100_sxm5"):
+        v = lambda name: int(hardware.value(device, name))
+        return cls(v("threads_per_warp"), v("max_warps_per_sm"), v("max_threads_per_sm"),
+                   v("max_blocks_per_sm"), v("registers_per_sm"), v("max_registers_per_thread"))
+
+
+def warps_per_sm(registers_per_thread, limits=None):
+    """Resident warps per SM when registers are the limit: min(max_warps, registers // (r x 32)).
+
+    H100: 65,536 registers per SM; at 128 registers per thread a warp needs 4,096, so 16 fit.
+    (The hardware allocates registers in small chunks, so a real kernel can fit slightly fewer;
+    the CUDA occupancy calculator gives the exact figure.)
+
+    >>> warps_per_sm(32), warps_per_sm(128), warps_per_sm(255)
+    (64, 16, 8)
+    """
+    lim = limits or SMLimits.from_registry()
+    r = _check.count("registers_per_thread", registers_per_thread, "registers")
+    if r > lim.max_registers_per_thread:
+        raise ValueError(f"registers_per_thread must be at most {lim.max_registers_per_thread}, got {r}")
+    return min(lim.max_warps, lim.registers // (r * lim.warp_size))
+
+
+def bytes_in_flight_B(bandwidth_Bps, latency_s):
+    """Little's law: bytes that must be on their way at every moment = bandwidth x latency.
+
+    H100 SXM5 at 3,352 GB/s with a 600 ns latency: 2.0 MB in flight across the chip.
+
+    >>> round(bytes_in_flight_B(3352e9, 600e-9) / 1e6, 2)
+    2.01
+    """
+    return _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s") * _check.positive("latency_s", latency_s, "s")
+
+
+def bytes_per_warp_needed_B(bandwidth_Bps, latency_s, sm_count, warps):
+    """Bytes each resident warp must keep in flight: bandwidth x latency / (SMs x warps per SM).
+
+    >>> round(bytes_per_warp_needed_B(3352e9, 600e-9, 132, 64))
+    238
+    """
+    return (bytes_in_flight_B(bandwidth_Bps, latency_s) / _check.count("sm_count", sm_count, "SMs")
+            / _check.count("warps", warps, "warps per SM"))
+
+
+def achievable_Bps(bandwidth_Bps, latency_s, sm_count, warps, bytes_per_thread, loads_per_thread, warp_size=32):
+    """Little's law turned around: min(peak, bytes in flight / latency).
+
+    bytes in flight = SMs x warps x warp_size x bytes per load x loads outstanding per thread.
+
+    >>> round(achievable_Bps(3352e9, 600e-9, 132, 16, 4, 1) / 1e9)   # too few bytes in flight
+    451
+    >>> achievable_Bps(3352e9, 600e-9, 132, 64, 16, 1) / 1e9          # enough: the peak
+    3352.0
+    """
+    bw = _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s")
+    lat = _check.positive("latency_s", latency_s, "s")
+    in_flight = (_check.count("sm_count", sm_count, "SMs") * _check.count("warps", warps, "warps per SM")
+                 * _check.count("warp_size", warp_size, "lanes")
+                 * _check.positive("bytes_per_thread", bytes_per_thread, "bytes per load")
+                 * _check.positive("loads_per_thread", loads_per_thread, "loads in flight per thread"))
+    return min(bw, in_flight / lat)
+
+
+# ---- the memory hierarchy ----------------------------------------------------------------
+
+def shared_memory_Bps_per_sm(clock_hz, banks=32, bank_bytes=4):
+    """Shared-memory bandwidth of one SM: banks x bytes per bank per clock x clock.
+
+    CUDA C++ Programming Guide: "Shared memory has 32 banks ... Each bank has a bandwidth of
+    32 bits per clock cycle": 128 bytes per clock per SM.
+
+    >>> shared_memory_Bps_per_sm(1.98e9) / 1e9
+    253.44
+    """
+    return (_check.count("banks", banks, "banks") * _check.positive("bank_bytes", bank_bytes, "bytes")
+            * _check.positive("clock_hz", clock_hz, "Hz"))
+
+
+def register_operand_Bps_per_sm(fp32_lanes, clock_hz, operands=3, bytes_per_operand=4):
+    """Register reads the FP32 units consume at peak: lanes x operands x bytes x clock.
+
+    An FMA (a x b + c) reads three 32-bit registers. NVIDIA publishes no register-file bandwidth;
+    this is what the 128 FP32 lanes of an H100 SM need to run at their peak, a lower bound.
+
+    >>> register_operand_Bps_per_sm(128, 1.98e9) / 1e12
+    3.04128
+    """
+    return (_check.count("fp32_lanes", fp32_lanes, "lanes") * _check.count("operands", operands, "operands")
+            * _check.positive("bytes_per_operand", bytes_per_operand, "bytes")
+            * _check.positive("clock_hz", clock_hz, "Hz"))
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of the memory hierarchy: bandwidth per SM and for the chip, and its provenance."""
+    key: str
+    chip_Bps: float
+    sm_count: int
+    kind: str
+    source: str
+
+    @property
+    def per_sm_Bps(self):
+        return self.chip_Bps / self.sm_count
+
+
+def h100_hierarchy():
+    """Registers, shared memory, L2 and HBM of the H100 SXM5, chip-wide, at the 1,980 MHz clock.
+
+    registers and shared memory: derived (per-SM formula x 132 SMs x 1.98 GHz); L2: reported
+    (Chips and Cheese, via How to Scale Your Model; NVIDIA does not publish it); HBM: datasheet.
+
+    >>> [round(l.chip_Bps / 1e12, 1) for l in h100_hierarchy()]
+    [401.4, 33.5, 5.5, 3.4]
+    """
+    v = lambda name: hardware.value("h100_sxm5", name)
+    sms, clock = int(v("sm_count")), v("max_sm_clock_hz")
+    l2, hbm = hardware.spec("h100_sxm5", "l2_Bps"), hardware.spec("h100_sxm5", "mem_bw_Bps")
+    return [
+        Level("registers", register_operand_Bps_per_sm(int(v("fp32_cores_per_sm")), clock) * sms, sms,
+              "derived", "FP32 lanes x 3 operands x 4 B x clock (what the FP32 units read at peak)"),
+        Level("shared", shared_memory_Bps_per_sm(clock, int(v("shared_memory_banks")), v("shared_memory_bank_B")) * sms,
+              sms, "derived", "32 banks x 4 B per clock (CUDA C++ Programming Guide) x clock"),
+        Level("l2", l2.value, sms, l2.kind, l2.cite()),
+        Level("hbm", hbm.value, sms, hbm.kind, hbm.cite()),
+    ]
+
+
+def strided_ceiling_Bps(coalesced_Bps, element_bytes=4, transaction_bytes=32):
+    """Useful bandwidth when every element drags in its own memory transaction.
+
+    CUDA C++ Programming Guide: "if a 32-byte memory transaction is generated for each
+    thread's 4-byte access, throughput is divided by 8": ceiling = bandwidth x element / 32.
+
+    >>> strided_ceiling_Bps(4242e9) / 1e9
+    530.25
+    """
+    b = _check.positive("coalesced_Bps", coalesced_Bps, "bytes/s")
+    e = _check.positive("element_bytes", element_bytes, "bytes")
+    t = _check.positive("transaction_bytes", transaction_bytes, "bytes")
+    return b * min(1.0, e / t)
+
+
+def copy_by_working_set(run=measurements.RUN):
+    """The H200 copy benchmark: [(working set in bytes, bandwidth in B/s)], as the file labels MB."""
+    rows = measurements.load(run, name="ladder")["copy_by_working_set"]
+    return [(r["working_set_MB"] * units.MB, r["GBps"] * units.GB) for r in rows]
+
+
+def strided_loads(run=measurements.RUN):
+    """The H200 strided-gather benchmark: [(stride in float32 elements, useful B/s)]."""
+    return [(r["stride"], r["useful_GBps"] * units.GB)
+            for r in measurements.load(run, name="ladder")["strided_loads"]]
+
+
+# ---- Tensor Core peaks -------------------------------------------------------------------
+
+def tensor_flop_per_clock_per_sm(tensor_cores_per_sm, fma_per_clock_per_core):
+    """FLOP per clock per SM = Tensor Cores x FMA per clock each x 2 (an FMA is two FLOPs).
+
+    A100: 4 x 256 x 2 = 2,048; V100: 8 x 64 x 2 = 1,024 (A100 whitepaper, section 4.1).
+
+    >>> tensor_flop_per_clock_per_sm(4, 256), tensor_flop_per_clock_per_sm(8, 64)
+    (2048, 1024)
+    """
+    return 2 * (_check.count("tensor_cores_per_sm", tensor_cores_per_sm, "Tensor Cores")
+                * _check.count("fma_per_clock_per_core", fma_per_clock_per_core, "FMA per clock"))
+
+
+@dataclass(frozen=True)
+class PeakCheck:
+    """A published Tensor Core peak against SMs x FLOP per clock per SM x clock."""
+    device: str
+    sm_count: int
+    flop_per_clock_per_sm: int
+    clock_hz: float
+    datasheet_flop_s: float
+
+    @property
+    def computed_flop_s(self):
+        return hardware.peak_flop_s(self.sm_count, self.flop_per_clock_per_sm, self.clock_hz)
+
+    @property
+    def implied_clock_hz(self):
+        """The clock at which the datasheet figure is exact."""
+        return hardware.implied_clock_hz(self.datasheet_flop_s, self.sm_count, self.flop_per_clock_per_sm)
+
+
+def peak_checks():
+    """V100, A100 and H100 SXM5 dense 16-bit Tensor Core peaks, computed and as published.
+
+    The H100 has no single published boost clock; its peak is checked at the clock it implies.
+
+    >>> [round(c.computed_flop_s / 1e12, 1) for c in peak_checks()]
+    [125.3, 311.9, 989.4]
+    """
+    out = []
+    for dev in ("v100_sxm2", "a100_sxm4_40gb"):
+        v = lambda name: hardware.value(dev, name)
+        out.append(PeakCheck(dev, int(v("sm_count")),
+                             tensor_flop_per_clock_per_sm(int(v("tensor_cores_per_sm")),
+                                                          int(v("tensor_fma_per_clock_per_core"))),
+                             v("boost_clock_hz"), v("peak_flop_s")))
+    v = lambda name: hardware.value("h100_sxm5", name)
+    sms, per_clock = int(v("sm_count")), int(v("tensor_flop_per_clock_per_sm"))
+    clock = round(hardware.implied_clock_hz(v("peak_flop_s"), sms, per_clock) / 1e6) * 1e6
+    out.append(PeakCheck("h100_sxm5", sms, per_clock, clock, v("peak_flop_s")))
+    return out
+
+
+def flop_per_clock_per_sm(peak_flop_s, sm_count, clock_hz):
+    """The per-SM rate a published peak implies at a given clock: peak / (SMs x clock).
+
+    H100 FP8: 1,978.9 TFLOPS / (132 x 1.83 GHz) = 8,192, twice the BF16 rate.
+
+    >>> round(flop_per_clock_per_sm(1978.9e12, 132, 1.83e9))
+    8192
+    """
+    return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+            / (_check.count("sm_count", sm_count, "SMs") * _check.positive("clock_hz", clock_hz, "Hz")))
+
+
+# ---- NVLink ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NVLinkGen:
+    """One GPU's NVLink: links x bandwidth per link per direction, and the total as quoted."""
+    device: str
+    generation: int
+    links: int
+    total_Bps: float          # both directions, as NVIDIA quotes it
+
+    @property
+    def per_direction_Bps(self):
+        return units.per_direction(self.total_Bps)
+
+    @property
+    def per_link_per_direction_Bps(self):
+        return self.per_direction_Bps / self.links
+
+
+NVLINK_DEVICES = (("v100_sxm2", 2), ("a100_sxm4_40gb", 3), ("h100_sxm5", 4), ("b200_hgx", 5))
+
+
+def nvlink_generations():
+    """NVLink 2 to 5 as quoted (links, total of both directions), per direction derived.
+
+    >>> [(g.links, round(g.per_link_per_direction_Bps / 1e9)) for g in nvlink_generations()]
+    [(6, 25), (12, 25), (18, 25), (18, 50)]
+    """
+    return [NVLinkGen(dev, gen, int(hardware.value(dev, "nvlink_links")), hardware.value(dev, "nvlink_total_Bps"))
+            for dev, gen in NVLINK_DEVICES]
+
+
+def nvlink_total_Bps(links, per_link_per_direction_Bps):
+    """Total NVLink bandwidth as quoted: links x per-link bandwidth per direction x 2.
+
+    H100: 18 x 25 GB/s x 2 = 900 GB/s (H100 whitepaper V1.04, section 4.7).
+
+    >>> nvlink_total_Bps(18, 25e9) / 1e9
+    900.0
+    """
+    return units.bidirectional(_check.count("links", links, "links")
+                               * _check.positive("per_link_per_direction_Bps", per_link_per_direction_Bps, "bytes/s"))
+
+
+# ---- the explore-the-assumptions widget --------------------------------------------------
+
+i18n.add_strings({
+    "gpu_w_bw": {"en": "HBM bandwidth (TB/s)", "zh": "显存带宽（TB/s）"},
+    "gpu_w_latency": {"en": "memory latency (ns)", "zh": "访存延迟（ns）"},
+    "gpu_w_sms": {"en": "SMs", "zh": "SM 数"},
+    "gpu_w_warps": {"en": "resident warps per SM", "zh": "每个 SM 驻留的 warp 数"},
+    "gpu_w_bytes": {"en": "bytes per thread per load", "zh": "每线程每次 load 的字节数"},
+    "gpu_w_loads": {"en": "loads in flight per thread", "zh": "每线程同时在途的 load 数"},
+    "gpu_w_need_chip": {"en": "Bytes in flight needed (chip)", "zh": "需要的在途字节（整卡）"},
+    "gpu_w_need_sm": {"en": "needed per SM", "zh": "每个 SM 需要"},
+    "gpu_w_have_sm": {"en": "in flight per SM with these settings", "zh": "按当前设置每个 SM 在途"},
+    "gpu_w_achieved": {"en": "Bandwidth reachable", "zh": "能达到的带宽"},
+    "gpu_w_of_peak": {"en": "of peak", "zh": "占峰值"},
+    "gpu_w_limit": {"en": "limited by", "zh": "瓶颈"},
+    "gpu_w_lim_latency": {"en": "too few bytes in flight (latency)", "zh": "在途字节不够（延迟）"},
+    "gpu_w_lim_bw": {"en": "the memory bandwidth itself", "zh": "显存带宽本身"},
+    "gpu_w_warps_needed": {"en": "warps per SM needed at these loads", "zh": "按这样的 load 需要的 warp 数"},
+    "gpu_w_error": {"en": "Cannot compute", "zh": "无法计算"},
+})
+
+
+def latency_hiding_summary(lang, bw_tbps, latency_ns, sms, warps, bytes_per_thread, loads_per_thread):
+    """Bytes in flight needed against what the kernel keeps in flight, as a small HTML table.
+
+    Bad input comes back as a message naming the parameter, never as a traceback.
+    """
+    try:
+        bw, lat = bw_tbps * units.TB, latency_ns * 1e-9
+        need = bytes_in_flight_B(bw, lat)
+        reach = achievable_Bps(bw, lat, sms, warps, bytes_per_thread, loads_per_thread)
+        per_warp_load = 32 * bytes_per_thread * loads_per_thread
+        have_sm = warps * per_warp_load
+        warps_needed = math.ceil(need / sms / per_warp_load)
+    except (TypeError, ValueError) as err:
+        return f"<p><b>{i18n.t('gpu_w_error', lang)}:</b> {html.escape(str(err))}</p>"
+    limit = i18n.t("gpu_w_lim_bw" if reach >= bw else "gpu_w_lim_latency", lang)
+    rows = [
+        (i18n.t("gpu_w_need_chip", lang), f"{need / units.MB:,.2f} MB",
+         f"{i18n.t('gpu_w_need_sm', lang)} {need / sms / units.KB:,.1f} KB"),
+        (i18n.t("gpu_w_have_sm", lang), f"{have_sm / units.KB:,.1f} KB",
+         f"{i18n.t('gpu_w_warps_needed', lang)}: {warps_needed:,}"),
+        (i18n.t("gpu_w_achieved", lang), f"{reach / units.TB:,.2f} TB/s",
+         f"{reach / bw:.0%} {i18n.t('gpu_w_of_peak', lang)}; {i18n.t('gpu_w_limit', lang)}: {limit}"),
+    ]
+    body = "".join(f"<tr><td>{a}</td><td style='text-align:right'>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
+    return f"<table>{body}</table>"
+
+
+def explore_latency_hiding(lang="en"):
+    """Sliders for Little's law on one GPU: bandwidth, latency, SMs, warps and loads per thread."""
+    import ipywidgets as w
+    style, layout = {"description_width": "16em"}, w.Layout(width="34em")
+    controls = {
+        "bw_tbps": w.FloatSlider(hardware.value("h100_sxm5", "mem_bw_Bps") / units.TB, min=0.5, max=25, step=0.1,
+                                 description=i18n.t("gpu_w_bw", lang)),
+        "latency_ns": w.FloatSlider(TEACHING_HBM_LATENCY_S * 1e9, min=100, max=2000, step=50,
+                                    description=i18n.t("gpu_w_latency", lang)),
+        "sms": w.IntSlider(int(hardware.value("h100_sxm5", "sm_count")), min=1, max=300,
+                           description=i18n.t("gpu_w_sms", lang)),
+        "warps": w.IntSlider(16, min=1, max=int(hardware.value("h100_sxm5", "max_warps_per_sm")),
+                             description=i18n.t("gpu_w_warps", lang)),
+        "bytes_per_thread": w.Dropdown(options=[2, 4, 8, 16], value=4, description=i18n.t("gpu_w_bytes", lang)),
+        "loads_per_thread": w.IntSlider(1, min=1, max=16, description=i18n.t("gpu_w_loads", lang)),
+    }
+    for c in controls.values():
+        c.style, c.layout = style, layout
+    out = w.HTML()
+
+    def update(_=None):
+        out.value = latency_hiding_summary(lang, **{k: c.value for k, c in controls.items()})
+
+    for c in controls.values():
+        c.observe(update, names="value")
+    update()
+    return w.VBox(list(controls.values()) + [out])

@@ -1,0 +1,452 @@
+"""Tests for infra_lib.fab: dies per wafer, yield models, cost, salvage, chiplets, HBM, supply.
+
+Expected values are worked out in the test from the formulas and the cited documents, never
+copied from the library's output.
+"""
+import math
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from infra_lib import fab, hardware as hw
+
+ROOT = Path(__file__).resolve().parents[1]
+FAB_TOML = tomllib.loads((ROOT / "infra_lib" / "data" / "fab.toml").read_text(encoding="utf-8"))
+
+NAN, INF = float("nan"), float("inf")
+NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
+BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
+BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
+BAD_COUNT = BAD_POSITIVE + [1.5]
+BAD_FRACTION = [0, -0.1, 1.01] + NOT_A_FINITE_NUMBER
+PROPS = settings(max_examples=200, deadline=None)
+
+areas = st.floats(min_value=1.0, max_value=5000.0, allow_nan=False, allow_infinity=False)
+d0s = st.floats(min_value=0.0, max_value=2.0, allow_nan=False, allow_infinity=False)
+alphas = st.floats(min_value=0.05, max_value=1e3, allow_nan=False, allow_infinity=False)
+
+
+def names(param):
+    return rf"^{re.escape(param)}\b"
+
+
+# ---- the registry file: provenance of every value -------------------------------------------
+
+def fab_rows():
+    return [(dev, name, row) for dev, d in FAB_TOML["devices"].items() for name, row in d.get("specs", {}).items()]
+
+
+@pytest.mark.parametrize("dev, name, row", fab_rows(), ids=lambda x: x if isinstance(x, str) else None)
+def test_every_fab_spec_is_loaded_with_provenance(dev, name, row):
+    s = hw.spec(dev, name)
+    assert s.value == float(row["value"])
+    assert s.kind in hw.KINDS and s.where.strip() and s.unit.strip()
+    assert row["source"] in FAB_TOML["sources"] or row["source"] in ("hopper_blog_2022", "jedec_hbm3")
+
+
+def test_fab_sources_are_prefixed_and_dated():
+    for key, src in FAB_TOML["sources"].items():
+        assert key.startswith("fab_"), key
+        assert src["title"].strip() and src["date"].strip(), key
+
+
+def test_teaching_values_cite_the_course_and_only_the_teaching_device_holds_them():
+    for dev, name, row in fab_rows():
+        assert (row["kind"] == "teaching") == (dev == "fab_teaching"), (dev, name)
+        if row["kind"] == "teaching":
+            assert row["source"] == "fab_course_assumptions"
+
+
+def test_reported_values_cite_no_vendor_document():
+    for dev, name, row in fab_rows():
+        if row["kind"] == "reported":
+            assert not FAB_TOML["sources"].get(row["source"], {"title": "NVIDIA"})["title"].startswith("NVIDIA"), name
+
+
+@pytest.mark.parametrize("dev, name, expected", [
+    # NVIDIA A100 whitepaper, Table 1 and section 3.3; Hopper blog (GH100)
+    ("gv100_die", "area_mm2", 815), ("gv100_die", "transistors", 21.1e9),
+    ("ga100_die", "area_mm2", 826), ("ga100_die", "transistors", 54.2e9),
+    ("gh100_die", "area_mm2", 814), ("gh100_die", "transistors", 80e9), ("gh100_die", "sm_count", 144),
+    ("gh100_die", "hbm_sites", 6),
+    # AnandTech 2020-08-25 (TSMC D0), CSET 2020 Table 9 (wafer prices)
+    ("tsmc_n7", "defect_density_per_cm2", 0.09), ("tsmc_n5", "defect_density_per_cm2", 0.10),
+    ("tsmc_n7", "wafer_price_usd", 9346), ("tsmc_n5", "wafer_price_usd", 16988),
+    ("tsmc_n5", "packaging_test_cost_usd", 80),
+    # Tom's Hardware on TSMC's 2024 symposium: CoWoS interposers in reticles
+    ("tsmc_cowos", "interposer_reticles_2024", 3.3), ("tsmc_cowos", "interposer_reticles_2026", 5.5),
+    ("tsmc_cowos", "interposer_reticles_2027", 8),
+    # Blackwell datasheet, Blackwell Ultra blog, newsroom, TechInsights teardown
+    ("b200_hgx", "mem_bw_Bps", 7.7e12), ("b200_hgx", "gb200_mem_bw_Bps", 8e12), ("b200_hgx", "logic_dies", 2),
+    ("b200_hgx", "transistors", 208e9), ("b200_hgx", "hbm_stacks", 8), ("b200_hgx", "hbm_stack_height", 8),
+    ("b300_gpu", "hbm_stacks", 8), ("b300_gpu", "hbm_stack_height", 12), ("b300_gpu", "hbm_bus_bits", 8192),
+    ("b300_gpu", "mem_bw_Bps", 8e12), ("b300_gpu", "mem_capacity_B", 288e9),
+    ("h200_sxm", "hbm_stacks", 6), ("h200_sxm", "hbm_bus_bits", 6144),
+    # JEDEC releases and Micron's announcement
+    ("hbm2_jesd235b", "pin_rate_bps", 2.4e9), ("hbm3_jesd238", "pin_rate_bps", 6.4e9),
+    ("hbm3e_micron", "pin_rate_bps", 9.2e9), ("hbm4_jesd270", "pin_rate_bps", 8e9),
+    ("hbm4_jesd270", "bits_per_stack", 2048), ("hbm3_jesd238", "bits_per_stack", 1024),
+])
+def test_value_matches_source(dev, name, expected):
+    assert hw.value(dev, name) == expected
+
+
+# ---- wafer, reticle, dies per wafer ---------------------------------------------------------
+
+def test_reticle_is_26_by_33():
+    assert fab.reticle_area_mm2() == 26 * 33 == 858
+    assert fab.reticles(26 * 33 * 3.3) == pytest.approx(3.3)
+
+
+def test_wafer_diameter_and_area():
+    assert fab.wafer_diameter_mm() == 300
+    assert fab.wafer_area_mm2(300) == pytest.approx(math.pi * 150 ** 2)
+
+
+@pytest.mark.parametrize("area, expected, rounded_to", [
+    # facts.md section 3.1 [D]: 814 -> 63.5, 826 -> 62.4, 858 -> 59.6, 400 -> 143.4, 100 -> 640
+    (814, 63.5, 0.1), (826, 62.4, 0.1), (858, 59.6, 0.1), (400, 143.4, 0.1), (100, 640, 1),
+])
+def test_gross_dies_match_the_fact_sheet(area, expected, rounded_to):
+    assert fab.gross_dies_per_wafer(area) == pytest.approx(expected, abs=rounded_to / 2)
+
+
+def test_gross_dies_by_hand_for_gh100():
+    whole = math.pi * 150 ** 2 / 814          # 86.84
+    edge = math.pi * 300 / math.sqrt(2 * 814)  # 23.36
+    assert fab.gross_dies_per_wafer(814, 300) == pytest.approx(whole - edge, rel=1e-12)
+    assert fab.edge_loss_share(814) == pytest.approx(edge / whole, rel=1e-12)
+
+
+def test_a_die_too_large_for_the_formula_is_refused():
+    with pytest.raises(ValueError, match=names("die_area_mm2")):
+        fab.gross_dies_per_wafer(300 * 300 / 8)
+
+
+@PROPS
+@given(areas, areas)
+def test_bigger_dies_fit_fewer_and_lose_more_at_the_edge(a, b):
+    assume(a < b)
+    assert fab.gross_dies_per_wafer(a) > fab.gross_dies_per_wafer(b)
+    assert fab.edge_loss_share(a) < fab.edge_loss_share(b)
+
+
+@PROPS
+@given(areas)
+def test_gross_dies_never_exceed_area_ratio(a):
+    assert fab.gross_dies_per_wafer(a) < fab.wafer_area_mm2(300) / a
+
+
+# ---- yield models -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("d0, poisson, murphy", [
+    # facts.md section 3.2 worked example for the 814 mm² GH100
+    (0.05, 0.666, 0.675), (0.07, 0.566, 0.581), (0.10, 0.443, 0.468), (0.20, 0.196, 0.244),
+])
+def test_yields_match_the_fact_sheet(d0, poisson, murphy):
+    assert fab.poisson_yield(814, d0) == pytest.approx(poisson, abs=6e-4)
+    assert fab.murphy_yield(814, d0) == pytest.approx(murphy, abs=6e-4)
+
+
+def test_yield_formulas_by_hand():
+    x = 8.14 * 0.10
+    assert fab.poisson_yield(814, 0.10) == pytest.approx(math.exp(-x), rel=1e-12)
+    assert fab.murphy_yield(814, 0.10) == pytest.approx(((1 - math.exp(-x)) / x) ** 2, rel=1e-12)
+    assert fab.negative_binomial_yield(814, 0.10, 3) == pytest.approx((1 + x / 3) ** -3, rel=1e-12)
+    assert fab.negative_binomial_yield(814, 0.10, 1) == pytest.approx(1 / (1 + x), rel=1e-12)
+
+
+def test_zero_defects_is_full_yield():
+    for model in ("poisson", "murphy"):
+        assert fab.die_yield(814, 0, model) == 1.0
+    assert fab.die_yield(814, 0, "negative_binomial", alpha=2) == 1.0
+
+
+def test_negative_binomial_needs_alpha():
+    with pytest.raises(ValueError, match=r"^alpha\b"):
+        fab.die_yield(814, 0.1, "negative_binomial")
+    with pytest.raises(ValueError, match=names("model")):
+        fab.die_yield(814, 0.1, "bose")
+
+
+@PROPS
+@given(areas, d0s)
+def test_poisson_is_the_most_pessimistic(a, d0):
+    p = fab.poisson_yield(a, d0)
+    assert fab.murphy_yield(a, d0) >= p * (1 - 1e-12)
+    assert fab.negative_binomial_yield(a, d0, 3) >= p * (1 - 1e-12)
+
+
+@PROPS
+@given(areas, areas, d0s)
+def test_poisson_multiplies_over_area(a, b, d0):
+    assert fab.poisson_yield(a + b, d0) == pytest.approx(fab.poisson_yield(a, d0) * fab.poisson_yield(b, d0),
+                                                         rel=1e-9)
+
+
+@PROPS
+@given(st.floats(min_value=1, max_value=2000), st.floats(min_value=0.01, max_value=1.0))
+def test_negative_binomial_tends_to_poisson(a, d0):
+    assert fab.negative_binomial_yield(a, d0, 1e9) == pytest.approx(fab.poisson_yield(a, d0), rel=1e-6)
+
+
+@PROPS
+@given(areas, st.floats(min_value=0.001, max_value=2.0), alphas, alphas)
+def test_more_clustering_gives_more_yield(a, d0, al1, al2):
+    assume(al1 < al2 * (1 - 1e-9))
+    assert fab.negative_binomial_yield(a, d0, al1) >= fab.negative_binomial_yield(a, d0, al2) * (1 - 1e-12)
+
+
+@PROPS
+@given(areas, d0s, st.sampled_from(fab.MODELS), alphas)
+def test_yield_is_a_probability(a, d0, model, alpha):
+    y = fab.die_yield(a, d0, model, alpha)
+    assert 0 <= y <= 1
+
+
+# ---- cost ---------------------------------------------------------------------------------------
+
+def test_cost_per_good_die_by_hand():
+    # H&P: cost of die = cost of wafer / (dies per wafer x die yield)
+    gross = math.pi * 150 ** 2 / 814 - math.pi * 300 / math.sqrt(2 * 814)
+    y = ((1 - math.exp(-0.814)) / 0.814) ** 2
+    assert fab.cost_per_good_die_usd(16988, 814, 0.10) == pytest.approx(16988 / (gross * y), rel=1e-12)
+    w = fab.wafer(814, 0.10, 16988)
+    assert w.good_dies == pytest.approx(gross * y, rel=1e-12)
+    assert w.good_silicon_usd_per_mm2 == pytest.approx(16988 / (gross * y) / 814, rel=1e-12)
+
+
+@PROPS
+@given(areas, areas, st.floats(min_value=0.01, max_value=1.0))
+def test_bigger_dies_cost_more_per_mm2_of_good_silicon(a, b, d0):
+    assume(a * 1.001 < b < 5000)
+    wa, wb = fab.wafer(a, d0, 10000), fab.wafer(b, d0, 10000)
+    assert wa.good_silicon_usd_per_mm2 < wb.good_silicon_usd_per_mm2
+
+
+# ---- salvage ------------------------------------------------------------------------------------
+
+def test_salvage_by_hand():
+    # uncore half of 8.14 cm² defect-free; 144 SMs each 0.5 x 8.14 / 144 cm², at least 132 good
+    x = 0.814
+    p = math.exp(-x * 0.5 / 144)
+    at_least = sum(math.comb(144, j) * p ** j * (1 - p) ** (144 - j) for j in range(132, 145))
+    assert fab.salvage_yield(814, 0.10, 144, 132, 0.5) == pytest.approx(math.exp(-x * 0.5) * at_least, rel=1e-12)
+
+
+@PROPS
+@given(st.floats(min_value=10, max_value=1500), st.floats(min_value=0, max_value=1.0),
+       st.integers(min_value=1, max_value=200), st.floats(min_value=0.01, max_value=1.0))
+def test_salvage_needing_every_unit_is_poisson(a, d0, n, s):
+    assert fab.salvage_yield(a, d0, n, n, s) == pytest.approx(fab.poisson_yield(a, d0), rel=1e-9)
+
+
+@PROPS
+@given(st.floats(min_value=10, max_value=1500), st.floats(min_value=0.001, max_value=1.0),
+       st.integers(min_value=2, max_value=200), st.floats(min_value=0.01, max_value=1.0))
+def test_salvage_never_hurts(a, d0, n, s):
+    assert fab.salvage_yield(a, d0, n, n - 1, s) >= fab.poisson_yield(a, d0) * (1 - 1e-12)
+
+
+def test_salvage_needs_no_more_than_it_has():
+    with pytest.raises(ValueError, match=names("units_needed")):
+        fab.salvage_yield(814, 0.1, 144, 145, 0.5)
+
+
+# ---- chiplets and known good die -------------------------------------------------------------
+
+def test_two_half_dies_untested_are_no_better_under_poisson():
+    y_half = math.exp(-4.0 * 0.1)
+    assert fab.untested_package_yield(y_half, 2) == pytest.approx(math.exp(-8.0 * 0.1), rel=1e-12)
+
+
+def test_known_good_die_splits_pay_by_hand():
+    gross_800 = math.pi * 150 ** 2 / 800 - math.pi * 300 / math.sqrt(1600)
+    gross_400 = math.pi * 150 ** 2 / 400 - math.pi * 300 / math.sqrt(800)
+    assert fab.good_units_per_wafer(800, 1, 0.1, "poisson") == pytest.approx(gross_800 * math.exp(-0.8), rel=1e-12)
+    assert fab.good_units_per_wafer(800, 2, 0.1, "poisson") == pytest.approx(gross_400 * math.exp(-0.4) / 2,
+                                                                             rel=1e-12)
+
+
+def test_package_cost_by_hand():
+    gross = math.pi * 150 ** 2 / 800 - math.pi * 300 / math.sqrt(1600)
+    c = 16988 / gross
+    y = ((1 - math.exp(-0.8)) / 0.8) ** 2
+    pc = fab.package_cost(16988, 800, 2, 0.10, 2000, test_cost_per_die_usd=50)
+    assert pc.kgd_usd == pytest.approx(2 * (c + 50) / y + 2000, rel=1e-12)
+    assert pc.untested_usd == pytest.approx((2 * c + 2000) / y ** 2, rel=1e-12)
+
+
+@PROPS
+@given(st.floats(min_value=50, max_value=850), st.integers(min_value=1, max_value=4),
+       st.floats(min_value=0.001, max_value=0.5), st.floats(min_value=0, max_value=20000))
+def test_break_even_test_cost_equalises_the_two_routes(a, n, d0, other):
+    t = fab.kgd_break_even_test_cost_usd(17000, a, n, d0, other)
+    assume(t >= 0)
+    pc = fab.package_cost(17000, a, n, d0, other, test_cost_per_die_usd=t)
+    assert pc.kgd_usd == pytest.approx(pc.untested_usd, rel=1e-9)
+
+
+@PROPS
+@given(st.floats(min_value=50, max_value=850), st.integers(min_value=1, max_value=4),
+       st.floats(min_value=0.001, max_value=0.5), st.floats(min_value=0, max_value=20000))
+def test_free_testing_never_costs_more(a, n, d0, other):
+    pc = fab.package_cost(17000, a, n, d0, other)
+    assert pc.kgd_usd <= pc.untested_usd * (1 + 1e-12)
+
+
+# ---- density and HBM ------------------------------------------------------------------------------
+
+def test_densities_from_the_whitepapers():
+    assert fab.die_density_per_mm2("gv100_die") == pytest.approx(21.1e9 / 815)
+    assert fab.die_density_per_mm2("ga100_die") == pytest.approx(54.2e9 / 826)
+    assert fab.die_density_per_mm2("gh100_die") == pytest.approx(80e9 / 814)
+
+
+def test_h100_bandwidth_from_pins_matches_whitepaper_and_hardware_module():
+    # Whitepaper V1.04 Table 3: 5 stacks, 2619 MHz DDR, 3352 GB/s
+    pin = 2619e6 * 2
+    assert fab.pin_rate_from_clock_bps(2619e6) == pin
+    bw = fab.hbm_bandwidth_from_pins_Bps(5, 1024, pin)
+    assert bw == pytest.approx(5 * 1024 * pin / 8, rel=1e-12)
+    assert bw == pytest.approx(hw.hbm_bandwidth_Bps(5, 1024, 2619e6), rel=1e-12)
+    assert bw == pytest.approx(3352e9, rel=2e-4)
+
+
+def test_pin_rates_implied_by_datasheet_bandwidths():
+    assert fab.pin_rate_bps(4.8e12, 6144) == pytest.approx(4.8e12 * 8 / 6144)   # H200: 6.25 Gb/s
+    assert fab.pin_rate_bps(4.8e12, 6144) == pytest.approx(6.25e9)
+    assert fab.pin_rate_bps(7.7e12, 8192) == pytest.approx(7.7e12 * 8 / 8192)   # HGX B200
+
+
+def test_jedec_per_stack_bandwidths():
+    assert fab.stack_bandwidth_Bps(1024, 2.4e9) == pytest.approx(307.2e9)   # JESD235B: "up to 307 GB/s"
+    assert fab.stack_bandwidth_Bps(1024, 6.4e9) == pytest.approx(819.2e9)   # JESD238: "819 GB/s per device"
+    assert fab.stack_bandwidth_Bps(2048, 8e9) == pytest.approx(2048e9)      # HBM4: "2 TB/s"
+
+
+def test_stack_capacities():
+    assert fab.stack_capacity_B(8, 24e9) == 24e9       # Micron: eight 24 Gbit dies = 24 GB
+    assert fab.stack_capacity_B(12, 24e9) == 36e9      # 12-Hi: 36 GB
+    assert 8 * fab.stack_capacity_B(12, 24e9) == hw.value("b300_gpu", "mem_capacity_B")
+
+
+@PROPS
+@given(st.integers(min_value=1, max_value=16), st.sampled_from([1024, 2048]),
+       st.floats(min_value=1e8, max_value=2e10))
+def test_pin_rate_inverts_bandwidth(stacks, bits, rate):
+    bw = fab.hbm_bandwidth_from_pins_Bps(stacks, bits, rate)
+    assert fab.pin_rate_bps(bw, stacks * bits) == pytest.approx(rate, rel=1e-12)
+
+
+# ---- supply --------------------------------------------------------------------------------------
+
+def test_supply_by_hand():
+    p = fab.Product("x", 814, 1, 2145, 5, 8)
+    s = fab.Supply(logic_wafers=5000, cowos_wafers=8000, packaging_yield=0.95, hbm_dram_dies=6.4e6, d0_per_cm2=0.1)
+    r = fab.gpu_supply(p, s)
+    gross = math.pi * 150 ** 2 / 814 - math.pi * 300 / math.sqrt(1628)
+    y = ((1 - math.exp(-0.814)) / 0.814) ** 2
+    assert r.logic == pytest.approx(5000 * gross * y, rel=1e-12)
+    interposers = math.pi * 150 ** 2 / 2145 - math.pi * 300 / math.sqrt(4290)
+    assert r.packaging == pytest.approx(8000 * interposers * 0.95, rel=1e-12)
+    assert r.hbm == pytest.approx(6.4e6 / 40)
+    assert r.shipped == min(r.logic, r.packaging, r.hbm)
+    assert getattr(r, r.binding) == r.shipped
+
+
+def test_teaching_products_bind_on_three_different_supplies():
+    got = {p.name: fab.gpu_supply(p, fab.teaching_supply()).binding for p in fab.teaching_products()}
+    assert got == {"H100": "packaging", "B200": "logic", "B300": "hbm"}
+
+
+@PROPS
+@given(st.floats(min_value=0, max_value=1e5), st.floats(min_value=0, max_value=1e5),
+       st.floats(min_value=0, max_value=1e8))
+def test_shipped_is_the_smallest_supply(lw, cw, dram):
+    p = fab.Product("x", 800, 2, 2800, 8, 12)
+    r = fab.gpu_supply(p, fab.Supply(lw, cw, 0.9, dram, 0.1))
+    assert r.shipped == min(r.logic, r.packaging, r.hbm) <= r.logic
+
+
+# ---- validation: errors name the parameter ---------------------------------------------------------
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+@pytest.mark.parametrize("param, call", [
+    ("die_area_mm2", lambda x: fab.gross_dies_per_wafer(x)),
+    ("wafer_diameter_mm", lambda x: fab.gross_dies_per_wafer(814, x)),
+    ("wafer_diameter_mm", lambda x: fab.wafer_area_mm2(x)),
+    ("die_area_mm2", lambda x: fab.edge_loss_share(x)),
+    ("area_mm2", lambda x: fab.reticles(x)),
+    ("die_area_mm2", lambda x: fab.poisson_yield(x, 0.1)),
+    ("die_area_mm2", lambda x: fab.murphy_yield(x, 0.1)),
+    ("alpha", lambda x: fab.negative_binomial_yield(814, 0.1, x)),
+    ("wafer_price_usd", lambda x: fab.cost_per_good_die_usd(x, 814, 0.1)),
+    ("wafer_price_usd", lambda x: fab.wafer(814, 0.1, x)),
+    ("wafer_price_usd", lambda x: fab.package_cost(x, 800, 2, 0.1, 2000)),
+    ("total_area_mm2", lambda x: fab.good_units_per_wafer(x, 2, 0.1)),
+    ("transistors", lambda x: fab.transistors_per_mm2(x, 814)),
+    ("die_area_mm2", lambda x: fab.transistors_per_mm2(80e9, x)),
+    ("clock_hz", lambda x: fab.pin_rate_from_clock_bps(x)),
+    ("pin_rate_bps", lambda x: fab.stack_bandwidth_Bps(1024, x)),
+    ("bandwidth_Bps", lambda x: fab.pin_rate_bps(x, 6144)),
+    ("die_bits", lambda x: fab.stack_capacity_B(8, x)),
+    ("die_area_mm2", lambda x: fab.Product("x", x, 1, 2000, 5, 8)),
+    ("interposer_area_mm2", lambda x: fab.Product("x", 800, 1, x, 5, 8)),
+])
+def test_positives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE)
+@pytest.mark.parametrize("param, call", [
+    ("d0_per_cm2", lambda x: fab.poisson_yield(814, x)),
+    ("d0_per_cm2", lambda x: fab.murphy_yield(814, x)),
+    ("d0_per_cm2", lambda x: fab.negative_binomial_yield(814, x, 3)),
+    ("d0_per_cm2", lambda x: fab.salvage_yield(814, x, 144, 132, 0.5)),
+    ("other_cost_usd", lambda x: fab.package_cost(17000, 800, 2, 0.1, x)),
+    ("test_cost_per_die_usd", lambda x: fab.package_cost(17000, 800, 2, 0.1, 2000, test_cost_per_die_usd=x)),
+    ("logic_wafers", lambda x: fab.Supply(x, 1, 0.9, 1, 0.1)),
+    ("cowos_wafers", lambda x: fab.Supply(1, x, 0.9, 1, 0.1)),
+    ("hbm_dram_dies", lambda x: fab.Supply(1, 1, 0.9, x, 0.1)),
+    ("d0_per_cm2", lambda x: fab.Supply(1, 1, 0.9, 1, x)),
+])
+def test_non_negatives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_COUNT)
+@pytest.mark.parametrize("param, call", [
+    ("units_total", lambda x: fab.salvage_yield(814, 0.1, x, 1, 0.5)),
+    ("units_needed", lambda x: fab.salvage_yield(814, 0.1, 144, x, 0.5)),
+    ("dies_per_unit", lambda x: fab.good_units_per_wafer(800, x, 0.1)),
+    ("dies_per_package", lambda x: fab.package_cost(17000, 800, x, 0.1, 2000)),
+    ("dies_per_package", lambda x: fab.untested_package_yield(0.5, x)),
+    ("transfers_per_clock", lambda x: fab.pin_rate_from_clock_bps(1e9, x)),
+    ("bits_per_stack", lambda x: fab.stack_bandwidth_Bps(x, 6.4e9)),
+    ("stacks", lambda x: fab.hbm_bandwidth_from_pins_Bps(x, 1024, 6.4e9)),
+    ("bus_bits", lambda x: fab.pin_rate_bps(4.8e12, x)),
+    ("dies_per_stack", lambda x: fab.stack_capacity_B(x, 24e9)),
+    ("dies_per_gpu", lambda x: fab.Product("x", 800, x, 2000, 5, 8)),
+    ("stacks_per_gpu", lambda x: fab.Product("x", 800, 1, 2000, x, 8)),
+    ("dram_dies_per_stack", lambda x: fab.Product("x", 800, 1, 2000, 5, x)),
+])
+def test_counts_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_FRACTION)
+@pytest.mark.parametrize("param, call", [
+    ("unit_area_share", lambda x: fab.salvage_yield(814, 0.1, 144, 132, x)),
+    ("die_yield_fraction", lambda x: fab.untested_package_yield(x, 2)),
+    ("packaging_yield", lambda x: fab.Supply(1, 1, x, 1, 0.1)),
+])
+def test_fractions_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)

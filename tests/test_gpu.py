@@ -1,0 +1,403 @@
+"""Tests for infra_lib.gpu and gpu_plots: divergence, Little's law, the hierarchy, peaks, NVLink,
+the registry file data/gpu.toml, the widget and the figures."""
+import math
+import re
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from infra_lib import gpu, gpu_plots, hardware as hw, i18n, measurements
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = tomllib.loads((ROOT / "infra_lib" / "data" / "gpu.toml").read_text(encoding="utf-8"))
+NAN, INF = float("nan"), float("inf")
+BAD_NUMBER = [NAN, INF, -INF, True, False, "1", None]
+BAD_POSITIVE = [0, 0.0, -1, -1e-9] + BAD_NUMBER
+BAD_COUNT = BAD_POSITIVE + [1.5]
+BAD_NON_NEGATIVE = [-1, -1e-9] + BAD_NUMBER
+PROPS = settings(max_examples=200, deadline=None)
+
+
+def names(param):
+    return rf"^{re.escape(param)}\b"
+
+
+# ---- the registry file -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev, name, expected", [
+    # facts.md section 5 (Hopper blog compute-capability table; H100 whitepaper 4.1.5)
+    ("h100_sxm5", "threads_per_warp", 32),
+    ("h100_sxm5", "max_warps_per_sm", 64),
+    ("h100_sxm5", "max_threads_per_sm", 2048),
+    ("h100_sxm5", "max_blocks_per_sm", 32),
+    ("h100_sxm5", "registers_per_sm", 65536),
+    ("h100_sxm5", "max_registers_per_thread", 255),
+    ("h100_sxm5", "shared_memory_per_sm_B", 228 * 1024),
+    ("h100_sxm5", "l1_shared_per_sm_B", 256 * 1024),
+    ("h100_sxm5", "l2_cache_B", 50e6),
+    ("h100_sxm5", "shared_memory_banks", 32),           # CUDA C++ Programming Guide
+    ("h100_sxm5", "shared_memory_bank_B", 4),           # "32 bits per clock cycle"
+    ("h100_sxm5", "fp32_cores_per_sm", 128),
+    # H100 whitepaper V1.04 Table 1
+    ("h100_sxm5", "peak_flop_s_fp8", 1978.9e12),
+    ("h100_sxm5", "peak_flop_s_fp32", 66.9e12),
+    ("h100_pcie", "sm_count", 114),
+    ("h100_pcie", "peak_flop_s", 756e12),
+    # reported (Chips and Cheese via How to Scale Your Model)
+    ("h100_sxm5", "l2_Bps", 5.5e12),
+    # H200 product page; measured L2 (60 MiB)
+    ("h200_sxm", "peak_flop_s_fp8_sparse", 3958e12),
+    ("h200_sxm", "l2_cache_B", 60 * 2 ** 20),
+    # A100 whitepaper Table 1, 3.3, 4.1; H100 whitepaper 4.7
+    ("a100_sxm4_40gb", "sm_count", 108),
+    ("a100_sxm4_40gb", "boost_clock_hz", 1410e6),
+    ("a100_sxm4_40gb", "tensor_cores_per_sm", 4),
+    ("a100_sxm4_40gb", "tensor_fma_per_clock_per_core", 256),
+    ("a100_sxm4_40gb", "peak_flop_s", 312e12),
+    ("a100_sxm4_40gb", "mem_bw_Bps", 1555e9),
+    ("a100_sxm4_40gb", "l2_cache_B", 40e6),
+    ("a100_sxm4_40gb", "nvlink_links", 12),
+    ("a100_sxm4_40gb", "nvlink_total_Bps", 600e9),
+    # A100 whitepaper Table 1 (V100 column) and 4.1; V100 whitepaper
+    ("v100_sxm2", "sm_count", 80),
+    ("v100_sxm2", "boost_clock_hz", 1530e6),
+    ("v100_sxm2", "tensor_cores_per_sm", 8),
+    ("v100_sxm2", "tensor_fma_per_clock_per_core", 64),
+    ("v100_sxm2", "peak_flop_s", 125e12),
+    ("v100_sxm2", "mem_bw_Bps", 900e9),
+    ("v100_sxm2", "l2_cache_B", 6144 * 1024),
+    ("v100_sxm2", "nvlink_links", 6),
+    ("v100_sxm2", "nvlink_total_Bps", 300e9),
+    # Blackwell datasheet; Blackwell Ultra blog
+    ("b200_hgx", "nvlink_links", 18),
+    ("b200_hgx", "nvlink_total_Bps", 1.8e12),
+])
+def test_value_matches_source(dev, name, expected):
+    assert hw.value(dev, name) == expected
+
+
+def _rows():
+    return [(dev, name, row) for dev, d in RAW["devices"].items() for name, row in d.get("specs", {}).items()]
+
+
+@pytest.mark.parametrize("dev, name, row", _rows(), ids=lambda x: x if isinstance(x, str) else None)
+def test_every_row_has_provenance(dev, name, row):
+    assert {"value", "unit", "kind", "source", "where"} <= set(row)
+    assert row["kind"] in hw.KINDS and row["kind"] != "teaching"    # teaching values live with the seed
+    s = hw.spec(dev, name)
+    assert s.where.strip() and s.source.title.strip()
+    if s.unit == "FLOP/s":
+        assert any("dense" in c or "spars" in c for c in s.caveats)
+    if "nvlink" in name and s.unit == "B/s":
+        assert any("direction" in c or "total" in c for c in s.caveats)
+    if s.kind == "reported":
+        assert not s.source.title.startswith("NVIDIA")
+
+
+def test_source_keys_are_prefixed():
+    assert all(k.startswith("gpu_") for k in RAW["sources"])
+
+
+def test_nvidia_does_not_publish_l2_bandwidth_and_the_registry_says_so():
+    s = hw.spec("h100_sxm5", "l2_Bps")
+    assert s.kind == "reported"
+    assert any("does not publish" in c for c in s.caveats)
+
+
+def test_sm_limits_are_consistent():
+    lim = gpu.SMLimits.from_registry()
+    assert lim.max_warps * lim.warp_size == lim.max_threads
+    assert lim.registers * 4 == hw.value("h100_sxm5", "l1_shared_per_sm_B")   # 256 KB register file
+
+
+# ---- divergence --------------------------------------------------------------------------
+
+def test_branch_efficiency_worked_examples():
+    assert gpu.branch_efficiency(8, 10, 10) == (8 * 10 + 24 * 10) / (32 * 20)
+    assert gpu.branch_efficiency(4, 40) == 4 / 32
+    assert gpu.branch_efficiency(1, 100, 10) == pytest.approx((100 + 31 * 10) / (32 * 110))
+    assert gpu.branch_efficiency(2, 60, 20) == pytest.approx((2 * 60 + 30 * 20) / (32 * 80))
+    assert gpu.branch_efficiency(0, 40, 5) == 1.0          # nobody takes the branch: only else runs
+    assert gpu.branch_efficiency(32, 10, 10) == 1.0
+
+
+@PROPS
+@given(st.integers(0, 32), st.floats(0, 100), st.floats(0, 100))
+def test_branch_efficiency_properties(k, a, b):
+    assume((a > 0 and k > 0) or (b > 0 and k < 32))
+    eff = gpu.branch_efficiency(k, a, b)
+    assert 0 <= eff <= 1 + 1e-12
+    assert eff == pytest.approx(gpu.branch_efficiency(32 - k, b, a))    # swap the sides
+    if k in (0, 32):
+        assert eff == pytest.approx(1.0)
+
+
+def test_a_side_nobody_takes_costs_nothing_but_an_empty_branch_is_an_error():
+    with pytest.raises(ValueError, match="must not both be 0"):
+        gpu.branch_efficiency(0, 40, 0)
+
+
+def _binomial_efficiency(p, a, b, w=32):
+    pmf = [math.comb(w, k) * p ** k * (1 - p) ** (w - k) for k in range(w + 1)]
+    useful = sum(q * (k * a + (w - k) * b) for k, q in enumerate(pmf))
+    issued = sum(q * w * (a * (k > 0) + b * (k < w)) for k, q in enumerate(pmf))
+    return useful / issued
+
+
+@PROPS
+@given(st.floats(0, 1), st.floats(0, 50), st.floats(0, 50))
+def test_expected_efficiency_matches_binomial_enumeration(p, a, b):
+    assume(a * (1 - (1 - p) ** 32) + b * (1 - p ** 32) > 1e-3)     # away from 0/0, where sums lose digits
+    assert gpu.expected_branch_efficiency(p, a, b) == pytest.approx(_binomial_efficiency(p, a, b), rel=1e-7)
+
+
+def test_random_lanes_with_ten_percent_nearly_always_diverge():
+    assert (1 - 0.1) ** 32 == pytest.approx(0.0343, abs=1e-4)
+    # a = b = 1: E[useful] / E[issued] = 1 / ((1 - 0.9^32) + (1 - 0.1^32))
+    assert gpu.expected_branch_efficiency(0.1, 1, 1) == pytest.approx(1 / (2 - 0.9 ** 32 - 0.1 ** 32), rel=1e-12)
+
+
+def test_taken_lanes_cannot_exceed_the_warp():
+    with pytest.raises(ValueError, match=names("taken_lanes")):
+        gpu.branch_efficiency(33, 1, 1)
+
+
+def test_probability_above_one_is_rejected():
+    with pytest.raises(ValueError, match=names("p_taken")):
+        gpu.expected_branch_efficiency(1.5, 1, 1)
+
+
+# ---- occupancy and Little's law ----------------------------------------------------------
+
+@pytest.mark.parametrize("regs, warps", [(32, 64), (64, 32), (96, 21), (128, 16), (168, 12), (255, 8)])
+def test_warps_per_sm_from_registers(regs, warps):
+    assert gpu.warps_per_sm(regs) == min(64, 65536 // (regs * 32)) == warps
+
+
+def test_more_than_255_registers_is_rejected():
+    with pytest.raises(ValueError, match=names("registers_per_thread")):
+        gpu.warps_per_sm(256)
+
+
+def test_littles_law_h100():
+    assert gpu.bytes_in_flight_B(3352e9, 600e-9) == pytest.approx(3352e9 * 600e-9)
+    assert gpu.bytes_per_warp_needed_B(3352e9, 600e-9, 132, 64) == pytest.approx(3352e9 * 600e-9 / 132 / 64)
+
+
+def test_teaching_latency_is_a_few_hundred_nanoseconds():
+    assert 100e-9 < gpu.TEACHING_HBM_LATENCY_S < 1e-6
+
+
+@PROPS
+@given(st.floats(1e9, 1e14), st.floats(1e-8, 1e-5), st.integers(1, 300), st.integers(1, 64),
+       st.sampled_from([2, 4, 8, 16]), st.integers(1, 16))
+def test_achievable_is_min_of_peak_and_in_flight_over_latency(bw, lat, sms, warps, nbytes, loads):
+    got = gpu.achievable_Bps(bw, lat, sms, warps, nbytes, loads)
+    in_flight = sms * warps * 32 * nbytes * loads
+    assert got == pytest.approx(min(bw, in_flight / lat))
+    assert got <= bw
+
+
+def test_enough_warps_reach_the_peak_and_one_fewer_does_not():
+    need_per_sm = 3352e9 * 600e-9 / 132
+    warps = math.ceil(need_per_sm / (32 * 16))
+    assert gpu.achievable_Bps(3352e9, 600e-9, 132, warps, 16, 1) == 3352e9
+    assert gpu.achievable_Bps(3352e9, 600e-9, 132, warps - 1, 16, 1) < 3352e9
+
+
+# ---- the memory hierarchy ----------------------------------------------------------------
+
+def test_per_sm_formulas():
+    assert gpu.shared_memory_Bps_per_sm(1.98e9) == pytest.approx(32 * 4 * 1.98e9)
+    assert gpu.register_operand_Bps_per_sm(128, 1.98e9) == pytest.approx(128 * 3 * 4 * 1.98e9)
+
+
+def test_h100_hierarchy():
+    levels = gpu.h100_hierarchy()
+    assert [lv.key for lv in levels] == ["registers", "shared", "l2", "hbm"]
+    chip = [lv.chip_Bps for lv in levels]
+    assert chip == sorted(chip, reverse=True)
+    assert chip[1] == pytest.approx(132 * 128 * 1.98e9)
+    assert chip[2:] == [5.5e12, 3352e9]
+    assert [lv.kind for lv in levels] == ["derived", "derived", "reported", "datasheet"]
+    assert levels[3].per_sm_Bps == pytest.approx(3352e9 / 132)
+
+
+def test_strided_ceiling_divides_by_eight():
+    # CUDA C++ Programming Guide: a 32-byte transaction per 4-byte access divides throughput by 8.
+    assert gpu.strided_ceiling_Bps(4242e9) == pytest.approx(4242e9 / 8)
+    assert gpu.strided_ceiling_Bps(100.0, 64, 32) == 100.0
+
+
+def test_the_measurements_support_the_chapters_claims():
+    rows = dict(gpu.copy_by_working_set())
+    l2, hbm = hw.value("h200_sxm", "l2_cache_B"), hw.value("h200_sxm", "mem_bw_Bps")
+    assert 32e6 < l2 and rows[32e6] > hbm                 # inside the L2: faster than the HBM datasheet
+    assert rows[8192e6] < hbm                              # streaming from HBM: below it
+    # launch-bound: a 2 MB and an 8 MB copy take the same time, the order of a tiny kernel's launch
+    assert 2e6 / rows[2e6] == pytest.approx(8e6 / rows[8e6], rel=0.05)
+    assert 2e6 / rows[2e6] < 1.5 * measurements.load(name="ladder")["tiny_op_eager_us"] * 1e-6
+    strided = gpu.strided_loads()
+    assert strided[0][0] == 1 and strided[0][1] == max(b for _, b in strided)
+    copy = measurements.load()["copy"]["GBps"] * 1e9
+    assert strided[-1][1] < gpu.strided_ceiling_Bps(copy)
+
+
+# ---- Tensor Core peaks -------------------------------------------------------------------
+
+def test_tensor_flop_per_clock():
+    assert gpu.tensor_flop_per_clock_per_sm(4, 256) == 2048     # A100 whitepaper 4.1: 1,024 FMA/clk/SM
+    assert gpu.tensor_flop_per_clock_per_sm(8, 64) == 1024      # V100
+
+
+def test_peaks_are_sms_times_rate_times_clock():
+    v100, a100, h100 = gpu.peak_checks()
+    assert v100.computed_flop_s == pytest.approx(80 * 1024 * 1.53e9)
+    assert v100.computed_flop_s == pytest.approx(125e12, rel=0.005)
+    assert a100.computed_flop_s == pytest.approx(108 * 2048 * 1.41e9)
+    assert a100.computed_flop_s == pytest.approx(312e12, rel=0.001)
+    assert h100.clock_hz == 1830e6
+    assert h100.computed_flop_s == pytest.approx(989.4e12, abs=0.05e12)
+
+
+def test_the_h100_clock_ambiguity():
+    fp32_clock = hw.implied_clock_hz(66.9e12, 132, 2 * 128)
+    assert fp32_clock == pytest.approx(1980e6, abs=1e6)
+    assert hw.peak_flop_s(132, 4096, 1.98e9) == pytest.approx(1070.53e12, abs=0.01e12)
+
+
+def test_fp8_is_twice_bf16_per_clock():
+    assert round(gpu.flop_per_clock_per_sm(1978.9e12, 132, 1.83e9)) == 2 * 4096
+
+
+# ---- NVLink ------------------------------------------------------------------------------
+
+def test_nvlink_generations():
+    gens = gpu.nvlink_generations()
+    assert [g.generation for g in gens] == [2, 3, 4, 5]
+    assert [(g.links, g.per_link_per_direction_Bps) for g in gens] == [
+        (6, 25e9), (12, 25e9), (18, 25e9), (18, 50e9)]
+    assert [g.per_direction_Bps for g in gens] == [150e9, 300e9, 450e9, 900e9]
+    assert gens[2].per_link_per_direction_Bps == hw.value("h100_sxm5", "nvlink_link_Bps_per_direction")
+
+
+@PROPS
+@given(st.integers(1, 64), st.floats(1e6, 1e12))
+def test_nvlink_total_and_per_link_are_inverse(links, per_link):
+    total = gpu.nvlink_total_Bps(links, per_link)
+    assert total == pytest.approx(2 * links * per_link)
+    assert gpu.NVLinkGen("x", 0, links, total).per_link_per_direction_Bps == pytest.approx(per_link)
+
+
+# ---- validation --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+@pytest.mark.parametrize("param, call", [
+    ("bandwidth_Bps", lambda v: gpu.bytes_in_flight_B(v, 600e-9)),
+    ("latency_s", lambda v: gpu.bytes_in_flight_B(3352e9, v)),
+    ("bytes_per_thread", lambda v: gpu.achievable_Bps(3352e9, 600e-9, 132, 16, v, 1)),
+    ("loads_per_thread", lambda v: gpu.achievable_Bps(3352e9, 600e-9, 132, 16, 4, v)),
+    ("clock_hz", lambda v: gpu.shared_memory_Bps_per_sm(v)),
+    ("clock_hz", lambda v: gpu.register_operand_Bps_per_sm(128, v)),
+    ("coalesced_Bps", lambda v: gpu.strided_ceiling_Bps(v)),
+    ("peak_flop_s", lambda v: gpu.flop_per_clock_per_sm(v, 132, 1.83e9)),
+    ("per_link_per_direction_Bps", lambda v: gpu.nvlink_total_Bps(18, v)),
+])
+def test_positives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_COUNT)
+@pytest.mark.parametrize("param, call", [
+    ("warp_size", lambda v: gpu.branch_efficiency(1, 1, 1, v)),
+    ("registers_per_thread", lambda v: gpu.warps_per_sm(v)),
+    ("sm_count", lambda v: gpu.bytes_per_warp_needed_B(3352e9, 600e-9, v, 64)),
+    ("warps", lambda v: gpu.bytes_per_warp_needed_B(3352e9, 600e-9, 132, v)),
+    ("sm_count", lambda v: gpu.achievable_Bps(3352e9, 600e-9, v, 16, 4, 1)),
+    ("fp32_lanes", lambda v: gpu.register_operand_Bps_per_sm(v, 1.98e9)),
+    ("tensor_cores_per_sm", lambda v: gpu.tensor_flop_per_clock_per_sm(v, 256)),
+    ("fma_per_clock_per_core", lambda v: gpu.tensor_flop_per_clock_per_sm(4, v)),
+    ("links", lambda v: gpu.nvlink_total_Bps(v, 25e9)),
+])
+def test_counts_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE)
+@pytest.mark.parametrize("param, call", [
+    ("then_cycles", lambda v: gpu.branch_efficiency(4, v, 1)),
+    ("else_cycles", lambda v: gpu.branch_efficiency(4, 1, v)),
+    ("p_taken", lambda v: gpu.expected_branch_efficiency(v, 1, 1)),
+    ("then_cycles", lambda v: gpu.expected_branch_efficiency(0.5, v, 1)),
+])
+def test_non_negatives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, NAN, True, "3", None])
+def test_taken_lanes_rejects_bad_input(bad):
+    with pytest.raises((TypeError, ValueError), match=names("taken_lanes")):
+        gpu.branch_efficiency(bad, 1, 1)
+
+
+# ---- the widget --------------------------------------------------------------------------
+
+DEFAULTS = dict(bw_tbps=3.352, latency_ns=600, sms=132, warps=16, bytes_per_thread=4, loads_per_thread=1)
+
+
+def test_summary_shows_littles_law():
+    html = gpu.latency_hiding_summary("en", **DEFAULTS)
+    assert f"{3352e9 * 600e-9 / 1e6:,.2f} MB" in html
+    assert f"{132 * 16 * 32 * 4 * 1 / 600e-9 / 1e12:,.2f} TB/s" in html
+    assert "too few bytes in flight" in html
+    full = gpu.latency_hiding_summary("zh", **{**DEFAULTS, "bytes_per_thread": 16, "loads_per_thread": 2})
+    assert "显存带宽本身" in full and "3.35 TB/s" in full
+
+
+def test_bad_input_is_a_message_naming_the_parameter():
+    for bad, name in ((dict(bw_tbps=0), "bandwidth_Bps"), (dict(latency_ns=0), "latency_s"),
+                      (dict(sms=0), "sm_count"), (dict(warps=0), "warps"), (dict(bytes_per_thread=-4), "bytes_per_thread")):
+        html = gpu.latency_hiding_summary("zh", **{**DEFAULTS, **bad})
+        assert "无法计算" in html and name in html, (bad, html)
+
+
+def test_moving_a_slider_recomputes():
+    box = gpu.explore_latency_hiding("en")
+    out = box.children[-1]
+    before = out.value
+    warps = next(c for c in box.children if getattr(c, "description", "") == "resident warps per SM")
+    warps.value = 64
+    assert out.value != before
+    assert out.value == gpu.latency_hiding_summary("en", **{**DEFAULTS, "warps": 64})
+
+
+# ---- figures -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_figure_draws_without_missing_glyphs(lang):
+    from infra_lib import formats
+    x = formats.heavy_tailed_sample(1024)
+    sweeps = {s: formats.block_size_sweep(x, formats.E2M1, [8, 16, 32], s) for s in ("e8m0", "e4m3")}
+    figs = [gpu_plots.divergence_figure(lang),
+            gpu_plots.hierarchy_figure(gpu.h100_hierarchy(), lang),
+            gpu_plots.measured_memory_figure(gpu.copy_by_working_set(), gpu.strided_loads(), 60 * 2 ** 20,
+                                             4.8e12, 530e9, lang),
+            gpu_plots.quantization_figure(sweeps, [(formats.MXFP4, 0.14), (formats.NVFP4, 0.09)], lang),
+            gpu_plots.nvlink_figure(gpu.nvlink_generations(), lang)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fig in figs:
+            fig.canvas.draw()
+
+
+def test_chapter_labels_exist_in_both_languages():
+    keys = [k for k in i18n.STRINGS if k.startswith("gpu_")]
+    assert len(keys) > 30
+    for k in keys:
+        assert all(i18n.STRINGS[k][lang] for lang in i18n.LANGUAGES), k
