@@ -117,7 +117,7 @@ class Visit:
     outside: list = field(default_factory=list)         # requests that would leave 127.0.0.1
     failed: list = field(default_factory=list)          # requests that failed
     bad_status: list = field(default_factory=list)      # responses >= 400
-    page_errors: list = field(default_factory=list)     # uncaught JavaScript errors (reported, not asserted)
+    page_errors: list = field(default_factory=list)     # uncaught JavaScript errors
     html_lang: str | None = None
     math_in_html: int = 0
     math: dict | None = None
@@ -280,6 +280,13 @@ def test_requests_stay_local(site, page):
     answered = {r.split(" ", 1)[1] for r in visit.bad_status}      # a 404 font also shows as aborted
     problems += [f"failed: {r}" for r in visit.failed if r.rsplit(" (", 1)[0] not in answered]
     assert not problems, f"{visit.where()}: {len(problems)} bad request(s):\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_javascript_errors(site, page):
+    require(lang_of(page))
+    visit = loaded(site, page)
+    assert not visit.page_errors, f"{visit.where()}: uncaught JavaScript errors:\n  " + "\n  ".join(visit.page_errors)
 
 
 @pytest.mark.parametrize("page", PAGES)

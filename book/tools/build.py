@@ -87,9 +87,27 @@ def build_edition(lang, strict):
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(out / "_build" / "html", target)
+    drop_repeated_inline_scripts(target)
     # Sphinx 7.4 does not overwrite static files it copied before: refresh ours (not vendor/).
     for path in (ROOT / "book" / "_static").glob("*.*"):
         shutil.copy(path, target / "_static" / path.name)
+
+
+def drop_repeated_inline_scripts(html_dir):
+    """Jupyter Book registers some extensions' inline <script> twice (sphinx-thebe's config,
+    togglebutton's selector); the second `const THEBE_JS_URL` throws in the browser console.
+    Keep the first copy of each identical inline script line."""
+    for page in html_dir.rglob("*.html"):
+        lines, seen, kept = page.read_text(encoding="utf-8").split("\n"), set(), []
+        for line in lines:
+            key = line.strip()
+            if key.startswith("<script>") and key.endswith("</script>"):
+                if key in seen:
+                    continue
+                seen.add(key)
+            kept.append(line)
+        if len(kept) != len(lines):
+            page.write_text("\n".join(kept), encoding="utf-8")
 
 
 def write_landing_page():
