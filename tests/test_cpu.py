@@ -44,7 +44,7 @@ def names(param):
     ("memory_channels", 8, "datasheet"),          # Intel ARK: 'Max # of Memory Channels 8'
     ("ddr5_rate_1dpc", 4.8e9, "datasheet"),       # 'Up to DDR5 4800 MT/s 1DPC'
     ("ddr5_rate_2dpc", 4.4e9, "datasheet"),       # 'Up to DDR5 4400 MT/s 2DPC'
-    ("ddr5_bytes_per_transfer", 8, "datasheet"),  # 64 data bits per DDR5 DIMM channel
+    ("ddr5_bytes_per_transfer", 8, "reported"),  # 64 data bits per DDR5 DIMM channel
     ("l1d_latency_cycles", 5, "reported"),        # Chips and Cheese, 2023
     ("l2_latency_cycles", 16, "reported"),
     ("l3_latency_s", 33e-9, "reported"),
