@@ -362,19 +362,20 @@ def stack_bandwidth_Bps(bits_per_stack, pin_rate_bps):
     >>> stack_bandwidth_Bps(1024, 6.4e9) / 1e9
     819.2
     """
-    return (_check.count("bits_per_stack", bits_per_stack, "bits")
-            * _check.positive("pin_rate_bps", pin_rate_bps, "bits per second per pin")) / units.BITS_PER_BYTE
+    return hbm_bandwidth_from_pins_Bps(1, bits_per_stack, pin_rate_bps)
 
 
 def hbm_bandwidth_from_pins_Bps(stacks, bits_per_stack, pin_rate_bps):
     """GPU memory bandwidth = stacks x bits per stack x pin rate / 8.
 
-    (:func:`infra_lib.hardware.hbm_bandwidth_Bps` is the same with clock x transfers per clock.)
+    The pin rate is clock x transfers per clock, so this is :func:`infra_lib.hardware.hbm_bandwidth_Bps`
+    with one transfer per "clock" of the pin rate.
 
     >>> round(hbm_bandwidth_from_pins_Bps(5, 1024, 5.238e9) / 1e9, 1)
     3352.3
     """
-    return _check.count("stacks", stacks, "HBM stacks") * stack_bandwidth_Bps(bits_per_stack, pin_rate_bps)
+    _check.positive("pin_rate_bps", pin_rate_bps, "bits per second per pin")
+    return hardware.hbm_bandwidth_Bps(stacks, bits_per_stack, pin_rate_bps, transfers_per_clock=1)
 
 
 def pin_rate_bps(bandwidth_Bps, bus_bits):

@@ -26,6 +26,28 @@ TEACHING_HBM_LATENCY_S = 600e-9
 
 # ---- warps and divergence ----------------------------------------------------------------
 
+def _branch_inputs(taken_lanes, then_cycles, else_cycles, warp_size):
+    w = _check.count("warp_size", warp_size, "lanes")
+    k = _check.count("taken_lanes", taken_lanes, "lanes", minimum=0)
+    if k > w:
+        raise ValueError(f"taken_lanes must be at most warp_size ({w}), got {k}")
+    return (k, _check.non_negative("then_cycles", then_cycles, "cycles"),
+            _check.non_negative("else_cycles", else_cycles, "cycles"), w)
+
+
+def warp_cycles(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
+    """Cycles the warp spends at an if/else: each side that any lane takes is issued in full.
+
+    One lane on a 100-cycle path and 31 on a 10-cycle one: the warp takes 110 cycles, 11x
+    the 10 it would take if all agreed.
+
+    >>> warp_cycles(1, 100, 10), warp_cycles(0, 100, 10)
+    (110.0, 10.0)
+    """
+    k, a, b, w = _branch_inputs(taken_lanes, then_cycles, else_cycles, warp_size)
+    return a * (k > 0) + b * (k < w)
+
+
 def branch_efficiency(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
     """Useful lane-cycles / issued lane-cycles for one warp at an if/else.
 
@@ -41,16 +63,23 @@ def branch_efficiency(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
     >>> branch_efficiency(4, 40)          # an if without else, taken by 4 lanes
     0.125
     """
-    w = _check.count("warp_size", warp_size, "lanes")
-    k = _check.count("taken_lanes", taken_lanes, "lanes", minimum=0)
-    if k > w:
-        raise ValueError(f"taken_lanes must be at most warp_size ({w}), got {k}")
-    a = _check.non_negative("then_cycles", then_cycles, "cycles")
-    b = _check.non_negative("else_cycles", else_cycles, "cycles")
-    issued = w * (a * (k > 0) + b * (k < w))
+    k, a, b, w = _branch_inputs(taken_lanes, then_cycles, else_cycles, warp_size)
+    issued = w * warp_cycles(k, a, b, w)
     if issued == 0:
         raise ValueError("then_cycles and else_cycles must not both be 0 (on the side the lanes take)")
     return (k * a + (w - k) * b) / issued
+
+
+def p_warp_skips_side(p_taken, warp_size=32):
+    """Probability that no lane of a warp takes a side each lane takes with probability p: (1 - p)^W.
+
+    >>> round(p_warp_skips_side(0.1), 3)   # a 10% branch is skipped by a whole warp only 3.4% of the time
+    0.034
+    """
+    p = _check.non_negative("p_taken", p_taken, "(a probability)")
+    if p > 1:
+        raise ValueError(f"p_taken must be a probability between 0 and 1, got {p:g}")
+    return (1 - p) ** _check.count("warp_size", warp_size, "lanes")
 
 
 def expected_branch_efficiency(p_taken, then_cycles, else_cycles=0.0, warp_size=32):
@@ -63,13 +92,11 @@ def expected_branch_efficiency(p_taken, then_cycles, else_cycles=0.0, warp_size=
     >>> round(expected_branch_efficiency(0.1, 1, 1), 3)   # 10% of lanes: both sides nearly always run
     0.509
     """
-    p = _check.non_negative("p_taken", p_taken, "(a probability)")
-    if p > 1:
-        raise ValueError(f"p_taken must be a probability between 0 and 1, got {p:g}")
-    w = _check.count("warp_size", warp_size, "lanes")
+    skip_then = p_warp_skips_side(p_taken, warp_size)
+    p, w = float(p_taken), int(warp_size)
     a = _check.non_negative("then_cycles", then_cycles, "cycles")
     b = _check.non_negative("else_cycles", else_cycles, "cycles")
-    issued = a * (1 - (1 - p) ** w) + b * (1 - p ** w)
+    issued = a * (1 - skip_then) + b * (1 - p_warp_skips_side(1 - p, w))
     if issued == 0:
         raise ValueError("then_cycles and else_cycles must not both be 0 (on the side the lanes take)")
     return (p * a + (1 - p) * b) / issued
@@ -130,6 +157,19 @@ def bytes_per_warp_needed_B(bandwidth_Bps, latency_s, sm_count, warps):
     """
     return (bytes_in_flight_B(bandwidth_Bps, latency_s) / _check.count("sm_count", sm_count, "SMs")
             / _check.count("warps", warps, "warps per SM"))
+
+
+def warps_needed(bandwidth_Bps, latency_s, sm_count, bytes_per_warp):
+    """Warps per SM needed to keep bandwidth x latency in flight, rounded up.
+
+    H100 SXM5, 600 ns, each warp with one 16-byte load per lane (512 bytes) in flight:
+    2.01 MB / 132 SMs / 512 B = 29.8, so 30 warps.
+
+    >>> warps_needed(3352e9, 600e-9, 132, 512)
+    30
+    """
+    per_sm = bytes_in_flight_B(bandwidth_Bps, latency_s) / _check.count("sm_count", sm_count, "SMs")
+    return math.ceil(per_sm / _check.positive("bytes_per_warp", bytes_per_warp, "bytes"))
 
 
 def achievable_Bps(bandwidth_Bps, latency_s, sm_count, warps, bytes_per_thread, loads_per_thread, warp_size=32):

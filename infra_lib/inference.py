@@ -173,6 +173,27 @@ def decode_step(request, acc, batch=1):
                       memory_s=(request.weight_bytes + kv) / acc.effective_Bps)
 
 
+def compute_bound_batch(request, acc):
+    """The batch size at which a decode step's arithmetic catches up with its memory traffic.
+
+    Solve B x 2N / (eta_F F) = (B_W + B x B_KV) / (eta_B BW) for B. Each extra request adds
+    2N / (eta_F F) of arithmetic and B_KV / (eta_B BW) of memory time; if the second is not
+    smaller, the step never becomes compute-bound and the answer is infinity.
+
+    >>> no_kv = Request(8e9, 2000, 0.0)
+    >>> round(compute_bound_batch(no_kv, teaching_gpu()), 1)
+    238.1
+    >>> compute_bound_batch(teaching_request(), teaching_gpu())
+    inf
+    """
+    _check_pair(request, acc)
+    flop_s_per_request = request.flops_per_token / acc.effective_flop_s
+    kv_s_per_request = request.kv_bytes / acc.effective_Bps
+    if flop_s_per_request <= kv_s_per_request:
+        return float("inf")
+    return request.weight_bytes / acc.effective_Bps / (flop_s_per_request - kv_s_per_request)
+
+
 def min_token_time_s(weight_bytes, mem_bw_Bps):
     """The floor on a decode step: every weight byte read once at full bandwidth.
 

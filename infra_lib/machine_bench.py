@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _check, units
+from . import _check, roofline, units
 
 MAX_COPY_B = 512 * 2**20       # the largest buffer copy_bandwidth will allocate (twice: src and dst)
 MIN_COPY_B = 64 * 2**10
@@ -242,7 +242,7 @@ class Machine:
     @property
     def ridge_point(self):
         """Measured FLOP/s over measured read bandwidth (FLOP per byte)."""
-        return self.flop_s / self.read_Bps
+        return roofline.ridge_point(self.flop_s, self.read_Bps)
 
     @property
     def matmul_n(self):

@@ -401,3 +401,28 @@ def test_chapter_labels_exist_in_both_languages():
     assert len(keys) > 30
     for k in keys:
         assert all(i18n.STRINGS[k][lang] for lang in i18n.LANGUAGES), k
+
+
+# ---- warp_cycles, p_warp_skips_side, warps_needed -----------------------------------------------
+
+def test_warp_cycles_issues_every_side_any_lane_takes():
+    assert gpu.warp_cycles(1, 100, 10) == 110          # one slow lane: both sides run
+    assert gpu.warp_cycles(0, 100, 10) == 10           # nobody takes `then`
+    assert gpu.warp_cycles(32, 100, 10) == 100         # everybody takes it
+    with pytest.raises(ValueError, match="taken_lanes"):
+        gpu.warp_cycles(33, 1, 1)
+
+
+def test_p_warp_skips_side():
+    assert gpu.p_warp_skips_side(0.1) == pytest.approx(0.9 ** 32)
+    assert gpu.p_warp_skips_side(0.0) == 1.0 and gpu.p_warp_skips_side(1.0) == 0.0
+    with pytest.raises(ValueError, match="p_taken"):
+        gpu.p_warp_skips_side(1.5)
+
+
+def test_warps_needed_rounds_up_littles_law():
+    per_sm = 3352e9 * 600e-9 / 132                     # 15,236 bytes per SM
+    assert gpu.warps_needed(3352e9, 600e-9, 132, 512) == math.ceil(per_sm / 512) == 30
+    assert gpu.warps_needed(3352e9, 1200e-9, 132, 512) == math.ceil(2 * per_sm / 512)
+    with pytest.raises(ValueError, match="bytes_per_warp"):
+        gpu.warps_needed(3352e9, 600e-9, 132, 0)

@@ -287,3 +287,28 @@ def test_min_token_time_rejects_bad_input(param, call, bad):
 def test_prefill_and_decode_reject_wrong_objects(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
         call(bad)
+
+
+# ---- compute_bound_batch ------------------------------------------------------------------------
+
+def test_compute_bound_batch_without_kv_matches_hand_arithmetic():
+    no_kv = inf.Request(8e9, 2000, 0.0)
+    # weights 16e9 B at 2.1e12 B/s = 7.619 ms; each request 1.6e10 FLOP at 5e14 FLOP/s = 0.032 ms
+    expected = (16e9 / 2.1e12) / (1.6e10 / 5e14)
+    b = inf.compute_bound_batch(no_kv, inf.teaching_gpu())
+    assert b == pytest.approx(expected)
+    gpu = inf.teaching_gpu()
+    assert inf.decode_step(no_kv, gpu, math.floor(b)).bound == "memory"
+    assert inf.decode_step(no_kv, gpu, math.ceil(b)).bound == "compute"
+
+
+def test_compute_bound_batch_never_with_teaching_kv():
+    # 0.3 GB of KV per request adds 0.3e9 / 2.1e12 = 0.143 ms of memory time, more than 0.032 ms of arithmetic
+    assert inf.compute_bound_batch(inf.teaching_request(), inf.teaching_gpu()) == math.inf
+
+
+def test_compute_bound_batch_names_bad_arguments():
+    with pytest.raises(TypeError, match="request"):
+        inf.compute_bound_batch(None, inf.teaching_gpu())
+    with pytest.raises(TypeError, match="acc"):
+        inf.compute_bound_batch(inf.teaching_request(), "H100")
