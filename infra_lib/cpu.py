@@ -426,19 +426,6 @@ def launch_model_from_measurements(batch=1, context=1000):
 
 # ---- the launch-overhead explorer (runs in Jupyter, not on the static site) -----------------
 
-i18n.add_strings({
-    "cpu_w_kernels": {"en": "kernels per step", "zh": "每步 kernel 数"},
-    "cpu_w_launch_us": {"en": "eager launch (µs)", "zh": "eager 单次发射（µs）"},
-    "cpu_w_graph_us": {"en": "graph launch (µs)", "zh": "Graph 单次发射（µs）"},
-    "cpu_w_gpu_ms": {"en": "GPU work per step (ms)", "zh": "每步 GPU 计算（ms）"},
-    "cpu_w_serial": {"en": "Eager, GPU waits for every launch", "zh": "eager，GPU 等每一次发射"},
-    "cpu_w_overlap": {"en": "Eager, launches fully overlapped", "zh": "eager，发射与计算完全重叠"},
-    "cpu_w_graph": {"en": "CUDA graph replay", "zh": "CUDA Graph 重放"},
-    "cpu_w_lost": {"en": "share of the eager step spent launching", "zh": "eager 每步花在发射上的比例"},
-    "cpu_w_cpu_bound": {"en": "CPU-bound even with overlap", "zh": "即使完全重叠也受 CPU 限制"},
-    "cpu_w_gpu_bound": {"en": "GPU-bound with overlap", "zh": "重叠时受 GPU 限制"},
-    "cpu_w_saved": {"en": "graphs save", "zh": "Graph 省下"},
-})
 
 
 def launch_summary(lang, kernels, launch_us, graph_launch_us, gpu_ms):

@@ -7,39 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import _check, plotting, units
-from .i18n import add_strings, t
+from .i18n import t
 
-add_strings({
-    "cpu_l1": {"en": "L1 data cache", "zh": "L1 数据缓存"},
-    "cpu_l2": {"en": "L2 cache", "zh": "L2 缓存"},
-    "cpu_l3": {"en": "L3 cache (shared)", "zh": "L3 缓存（全核共享）"},
-    "cpu_dram": {"en": "DRAM (local socket)", "zh": "内存 DRAM（本插槽）"},
-    "cpu_per_core": {"en": "per core", "zh": "每核"},
-    "cpu_latency_ns": {"en": "Load-to-use latency (ns, log scale)", "zh": "访问延迟（ns，对数坐标）"},
-    "cpu_cycles_at": {"en": "{cycles:,.0f} cycles at {ghz:.1f} GHz", "zh": "{ghz:.1f} GHz 下 {cycles:,.0f} 个周期"},
-    "cpu_xeon_core_avx512": {"en": "Xeon 8480C, 1 core, AVX-512", "zh": "Xeon 8480C，单核，AVX-512"},
-    "cpu_xeon_avx512": {"en": "Xeon 8480C socket, AVX-512", "zh": "Xeon 8480C 整颗，AVX-512"},
-    "cpu_xeon_amx": {"en": "Xeon 8480C socket, AMX", "zh": "Xeon 8480C 整颗，AMX"},
-    "cpu_grace_sve2": {"en": "Grace, SVE2", "zh": "Grace，SVE2"},
-    "cpu_h100_fp32": {"en": "H100 SXM5, CUDA cores", "zh": "H100 SXM5，CUDA core"},
-    "cpu_h100_bf16": {"en": "H100 SXM5, Tensor Cores", "zh": "H100 SXM5，Tensor Core"},
-    "cpu_peak_tflops": {"en": "Peak dense throughput (TFLOP/s, log scale)", "zh": "稠密峰值算力（TFLOP/s，对数坐标）"},
-    "cpu_at_ghz": {"en": "at {ghz:.1f} GHz", "zh": "按 {ghz:.1f} GHz"},
-    "cpu_gpu": {"en": "GPU", "zh": "GPU"},
-    "cpu_cpu": {"en": "CPU", "zh": "CPU"},
-    "cpu_step_ms": {"en": "Decode step (ms)", "zh": "一步 decode（ms）"},
-    "cpu_gpu_work": {"en": "GPU work", "zh": "GPU 计算"},
-    "cpu_launch": {"en": "waiting for launches", "zh": "等待 kernel 发射"},
-    "cpu_eager": {"en": "eager", "zh": "eager"},
-    "cpu_graph": {"en": "CUDA graph", "zh": "CUDA Graph"},
-    "cpu_measured": {"en": "measured", "zh": "实测"},
-    "cpu_this_machine": {"en": "the machine that built this page (measured)", "zh": "构建本页的机器（实测）"},
-    "cpu_xeon_roof": {"en": "Xeon 8480C socket (AVX-512 FP32, DDR5-4800)", "zh": "Xeon 8480C 整颗（AVX-512 FP32，DDR5-4800）"},
-    "cpu_h100_roof": {"en": "H100 SXM5 (BF16 Tensor Cores, HBM3)", "zh": "H100 SXM5（BF16 Tensor Core，HBM3）"},
-    "cpu_decode_mark": {"en": "decode, batch 1 (BF16)", "zh": "decode，batch 1（BF16）"},
-    "cpu_matmul_point": {"en": "float32 matmul, n = {n:,}", "zh": "float32 矩阵乘，n = {n:,}"},
-    "cpu_attainable": {"en": "Attainable throughput (GFLOP/s, log scale)", "zh": "可达算力（GFLOP/s，对数坐标）"},
-})
 
 
 def latency_ladder_figure(levels, clock_hz, lang):

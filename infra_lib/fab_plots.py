@@ -12,32 +12,6 @@ from . import fab, i18n, plotting, units
 from .i18n import t
 from .plotting import COLORS
 
-i18n.add_strings({
-    "fab_die_area": {"en": "Die area (mm²)", "zh": "die 面积（mm²）"},
-    "fab_yield": {"en": "Share of dies with no defect", "zh": "无缺陷 die 的比例（良率）"},
-    "fab_poisson": {"en": "Poisson", "zh": "泊松模型"},
-    "fab_murphy": {"en": "Murphy", "zh": "Murphy 模型"},
-    "fab_negative_binomial": {"en": "negative binomial, α = {alpha:g}", "zh": "负二项模型，α = {alpha:g}"},
-    "fab_reticle": {"en": "reticle {area:.0f} mm²", "zh": "单次曝光上限 {area:.0f} mm²"},
-    "fab_yield_title": {"en": "Defect density D0 = {d0:.2f} per cm²", "zh": "缺陷密度 D0 = 每 cm² {d0:.2f} 个"},
-    "fab_dies": {"en": "Dies per 300 mm wafer (log scale)", "zh": "每片 300 mm 晶圆的 die 数（对数坐标）"},
-    "fab_gross": {"en": "candidate dies (edge loss included)", "zh": "候选 die（已扣边缘损失）"},
-    "fab_good": {"en": "good dies ({model})", "zh": "好 die（{model}）"},
-    "fab_cost": {"en": "Cost per good die (USD, log scale)", "zh": "每个好 die 的成本（美元，对数坐标）"},
-    "fab_cost_mm2": {"en": "Cost per mm² of good silicon (USD)", "zh": "每 mm² 好硅片的成本（美元）"},
-    "fab_wafer_price": {"en": "wafer at ${price:,.0f}", "zh": "晶圆按 {price:,.0f} 美元"},
-    "fab_per_stack": {"en": "Bandwidth per stack (GB/s)", "zh": "每个堆栈的带宽（GB/s）"},
-    "fab_gpu_bw": {"en": "GPU memory bandwidth (TB/s)", "zh": "整卡显存带宽（TB/s）"},
-    "fab_std_max": {"en": "fastest pin rate of the standard or vendor part", "zh": "标准或厂商器件的最高引脚速率"},
-    "fab_as_run": {"en": "as run in a GPU (derived)", "zh": "GPU 里实际跑的速率（推导值）"},
-    "fab_stacks_label": {"en": "{stacks} × {pin:.2f} Gb/s", "zh": "{stacks} 个 × {pin:.2f} Gb/s"},
-    "fab_gpus_month": {"en": "GPUs per month each supply allows (thousands)", "zh": "每种供给每月能支撑的 GPU 数（千张）"},
-    "fab_logic": {"en": "logic dies", "zh": "逻辑 die"},
-    "fab_packaging": {"en": "CoWoS packaging", "zh": "CoWoS 封装"},
-    "fab_hbm": {"en": "HBM stacks", "zh": "HBM 堆栈"},
-    "fab_binding": {"en": "binding", "zh": "瓶颈"},
-    "fab_like": {"en": "{name}-like", "zh": "类 {name}"},
-})
 
 MODEL_COLORS = {"poisson": COLORS["compute"], "murphy": COLORS["memory"], "negative_binomial": COLORS["accent"]}
 SUPPLY_KEYS = {"logic": "fab_logic", "packaging": "fab_packaging", "hbm": "fab_hbm"}

@@ -8,21 +8,6 @@ import html
 from . import fab, hardware, i18n
 from .i18n import t
 
-i18n.add_strings({
-    "fab_w_area": {"en": "die area (mm²)", "zh": "die 面积（mm²）"},
-    "fab_w_d0": {"en": "defect density D0 (per cm²)", "zh": "缺陷密度 D0（每 cm²）"},
-    "fab_w_alpha": {"en": "clustering α (neg. binomial)", "zh": "聚集参数 α（负二项）"},
-    "fab_w_price": {"en": "wafer price (USD)", "zh": "晶圆价格（美元）"},
-    "fab_w_model": {"en": "Yield model", "zh": "良率模型"},
-    "fab_w_gross": {"en": "Candidate dies per wafer", "zh": "每片晶圆的候选 die"},
-    "fab_w_yield": {"en": "Die yield", "zh": "良率"},
-    "fab_w_good": {"en": "Good dies per wafer", "zh": "每片晶圆的好 die"},
-    "fab_w_cost": {"en": "Cost per good die", "zh": "每个好 die 的成本"},
-    "fab_w_per_mm2": {"en": "per mm² of good silicon", "zh": "每 mm² 好硅片"},
-    "fab_w_reticle": {"en": "Larger than the {area:.0f} mm² reticle: cannot be printed in one exposure.",
-                      "zh": "超过 {area:.0f} mm² 的单次曝光上限：一次曝光印不出来。"},
-    "fab_w_edge": {"en": "lost at the edge", "zh": "边缘损失"},
-})
 
 
 def wafer_summary(lang, die_area_mm2, d0_per_cm2, alpha, wafer_price_usd):

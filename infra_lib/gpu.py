@@ -396,24 +396,6 @@ def nvlink_total_Bps(links, per_link_per_direction_Bps):
 
 # ---- the explore-the-assumptions widget --------------------------------------------------
 
-i18n.add_strings({
-    "gpu_w_bw": {"en": "HBM bandwidth (TB/s)", "zh": "显存带宽（TB/s）"},
-    "gpu_w_latency": {"en": "memory latency (ns)", "zh": "访存延迟（ns）"},
-    "gpu_w_sms": {"en": "SMs", "zh": "SM 数"},
-    "gpu_w_warps": {"en": "resident warps per SM", "zh": "每个 SM 驻留的 warp 数"},
-    "gpu_w_bytes": {"en": "bytes per thread per load", "zh": "每线程每次 load 的字节数"},
-    "gpu_w_loads": {"en": "loads in flight per thread", "zh": "每线程同时在途的 load 数"},
-    "gpu_w_need_chip": {"en": "Bytes in flight needed (chip)", "zh": "需要的在途字节（整卡）"},
-    "gpu_w_need_sm": {"en": "needed per SM", "zh": "每个 SM 需要"},
-    "gpu_w_have_sm": {"en": "in flight per SM with these settings", "zh": "按当前设置每个 SM 在途"},
-    "gpu_w_achieved": {"en": "Bandwidth reachable", "zh": "能达到的带宽"},
-    "gpu_w_of_peak": {"en": "of peak", "zh": "占峰值"},
-    "gpu_w_limit": {"en": "limited by", "zh": "瓶颈"},
-    "gpu_w_lim_latency": {"en": "too few bytes in flight (latency)", "zh": "在途字节不够（延迟）"},
-    "gpu_w_lim_bw": {"en": "the memory bandwidth itself", "zh": "显存带宽本身"},
-    "gpu_w_warps_needed": {"en": "warps per SM needed at these loads", "zh": "按这样的 load 需要的 warp 数"},
-    "gpu_w_error": {"en": "Cannot compute", "zh": "无法计算"},
-})
 
 
 def latency_hiding_summary(lang, bw_tbps, latency_ns, sms, warps, bytes_per_thread, loads_per_thread):

@@ -1,0 +1,101 @@
+"""Every glued value of every chapter, as JSON: to prove a refactoring changed no number.
+
+    python book/tools/glue_snapshot.py > before.json     # on the old code
+    python book/tools/glue_snapshot.py --compare before.json   # on the new code: exit 1 on any change
+
+Each notebook's code cells run in-process, in order, with ``myst_nb.glue`` replaced by a
+recorder (cells tagged ``skip-execution``, the widgets, are skipped as on the site). Numbers
+and strings are recorded as they are; a figure is recorded by its type only.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import types
+from pathlib import Path
+
+import jupytext
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _record(value):
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float, str)):
+        return value
+    try:
+        return float(value)          # numpy scalars
+    except (TypeError, ValueError):
+        return f"<{type(value).__module__}.{type(value).__name__}>"
+
+
+def snapshot(path):
+    """{glue key: recorded value} of one notebook."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    glued = {}
+    fake = types.ModuleType("myst_nb")
+    fake.glue = lambda key, value, display=True: glued.__setitem__(key, _record(value))
+    saved = sys.modules.get("myst_nb")
+    sys.modules["myst_nb"] = fake
+    cwd = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        nb = jupytext.read(path)
+        scope = {"__name__": "__main__"}
+        for cell in nb.cells:
+            if cell.cell_type != "code" or "skip-execution" in cell.metadata.get("tags", []):
+                continue
+            exec(compile(cell.source, f"{path.name}", "exec"), scope)
+        plt.close("all")
+    finally:
+        os.chdir(cwd)
+        if saved is not None:
+            sys.modules["myst_nb"] = saved
+        else:
+            del sys.modules["myst_nb"]
+    return glued
+
+
+def same(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compare", help="a snapshot to compare against; exit 1 on any difference")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    notebooks = sorted((ROOT / "notebooks").glob("*/*.md"))
+    snap = {p.relative_to(ROOT).as_posix(): snapshot(p) for p in notebooks}
+    if not args.compare:
+        json.dump(snap, sys.stdout, indent=1, ensure_ascii=False, sort_keys=True)
+        return 0
+    old = json.loads(Path(args.compare).read_text(encoding="utf-8"))
+    problems = []
+    for page in sorted(set(old) | set(snap)):
+        a, b = old.get(page), snap.get(page)
+        if a is None or b is None:
+            problems.append(f"{page}: {'new page' if a is None else 'page gone'}")
+            continue
+        for key in sorted(set(a) | set(b)):
+            if key not in b:
+                problems.append(f"{page}: {key} no longer glued")
+            elif key not in a:
+                problems.append(f"{page}: {key} newly glued = {b[key]!r}")
+            elif not same(a[key], b[key]):
+                problems.append(f"{page}: {key} {a[key]!r} -> {b[key]!r}")
+    n = sum(len(v) for v in old.values())
+    print(f"compared {n} glued values on {len(old)} pages: {len(problems)} differences")
+    for line in problems:
+        print("  " + line)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
