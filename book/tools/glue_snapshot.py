@@ -10,6 +10,7 @@ and strings are recorded as they are; a figure is recorded by its type only.
 import argparse
 import json
 import math
+import re
 import os
 import sys
 import types
@@ -18,6 +19,9 @@ from pathlib import Path
 import jupytext
 
 ROOT = Path(__file__).resolve().parents[2]
+# Values measured on the machine that runs the notebook (chapter 2's benchmark of this very
+# computer) differ from run to run; they are compared by key only.
+MEASURED_HERE = re.compile(r"^ch2_m_")
 
 
 def _record(value):
@@ -88,7 +92,7 @@ def main():
                 problems.append(f"{page}: {key} no longer glued")
             elif key not in a:
                 problems.append(f"{page}: {key} newly glued = {b[key]!r}")
-            elif not same(a[key], b[key]):
+            elif not MEASURED_HERE.match(key) and not same(a[key], b[key]):
                 problems.append(f"{page}: {key} {a[key]!r} -> {b[key]!r}")
     n = sum(len(v) for v in old.values())
     print(f"compared {n} glued values on {len(old)} pages: {len(problems)} differences")
