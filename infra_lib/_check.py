@@ -5,10 +5,11 @@ parameter, the value it got and the unit it expected, so a reader who passes the
 thing sees what to change instead of a traceback from deep inside numpy.
 """
 import math
+from collections.abc import Sequence
 from numbers import Real
 
 
-def _number(name, value, unit):
+def _number(name: str, value: object, unit: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a number in {unit}, got {value!r} ({type(value).__name__})")
     value = float(value)
@@ -17,7 +18,7 @@ def _number(name, value, unit):
     return value
 
 
-def positive(name, value, unit):
+def positive(name: str, value: object, unit: str) -> float:
     """A finite number > 0."""
     value = _number(name, value, unit)
     if value <= 0:
@@ -25,7 +26,7 @@ def positive(name, value, unit):
     return value
 
 
-def non_negative(name, value, unit):
+def non_negative(name: str, value: object, unit: str) -> float:
     """A finite number >= 0."""
     value = _number(name, value, unit)
     if value < 0:
@@ -33,7 +34,7 @@ def non_negative(name, value, unit):
     return value
 
 
-def fraction(name, value):
+def fraction(name: str, value: object) -> float:
     """An efficiency or share: 0 < value <= 1."""
     value = _number(name, value, "(a fraction between 0 and 1)")
     if not 0 < value <= 1:
@@ -41,7 +42,7 @@ def fraction(name, value):
     return value
 
 
-def count(name, value, unit="", minimum=1):
+def count(name: str, value: object, unit: str = "", minimum: int = 1) -> int:
     """A whole number >= minimum (ints, or floats with no fractional part)."""
     what = f"a whole number of {unit}".strip() if unit else "a whole number"
     value = _number(name, value, what)
@@ -52,7 +53,7 @@ def count(name, value, unit="", minimum=1):
     return int(value)
 
 
-def choice(name, value, options):
+def choice(name: str, value: str, options: Sequence[str]) -> str:
     """One of a fixed set of strings."""
     if value not in options:
         listed = ", ".join(repr(o) for o in options)

@@ -1,12 +1,12 @@
 """How chips are made, in numbers: dies per wafer, yield, cost per good die, the reticle,
-chiplets and known-good-die testing, HBM bandwidth, and a three-way supply model.
+chiplets and known-good-die testing, and a three-way supply model (logic, packaging, HBM).
+HBM bandwidth and capacity from stacks and pin rates live in :mod:`infra_lib.memory`.
 
 Conventions: die areas in mm² (``_mm2``), defect densities per cm² (``_per_cm2``), prices in
-US dollars (``_usd``), bandwidths in bytes/s (``_Bps``), pin rates in bits/s (``_bps``).
+US dollars (``_usd``).
 Sources: J. Hennessy and D. Patterson, *Computer Architecture: A Quantitative Approach*, 6th
 ed., §1.6 (dies per wafer, cost of a die); B. T. Murphy, Proc. IEEE 52(12), 1964 (Murphy's
-yield model); Poisson (Seeds) and negative-binomial (Stapper) models as standard; JEDEC HBM
-releases for interface widths and pin rates (see ``data/fab.toml``).
+yield model); Poisson (Seeds) and negative-binomial (Stapper) models as standard.
 
 >>> round(gross_dies_per_wafer(814), 1)          # GH100-sized dies on a 300 mm wafer
 63.5
@@ -16,7 +16,7 @@ releases for interface widths and pin rates (see ``data/fab.toml``).
 import math
 from dataclasses import dataclass
 
-from . import _check, hardware, units
+from . import _check, hardware
 
 MM2_PER_CM2 = 100.0
 MODELS = ("poisson", "murphy", "negative_binomial")
@@ -27,12 +27,12 @@ NODE_NAMES = {"gv100_die": "12 nm FFN", "ga100_die": "N7", "gh100_die": "4N", "b
 
 # ---- wafer and exposure field --------------------------------------------------------------
 
-def wafer_diameter_mm():
+def wafer_diameter_mm() -> float:
     """The standard leading-edge wafer diameter from the registry (300 mm)."""
     return hardware.value("leading_edge_fab", "wafer_diameter_mm")
 
 
-def reticle_area_mm2():
+def reticle_area_mm2() -> float:
     """Largest area one exposure can print: field width x height = 26 x 33 = 858 mm².
 
     >>> reticle_area_mm2()
@@ -42,7 +42,7 @@ def reticle_area_mm2():
             * hardware.value("leading_edge_fab", "reticle_height_mm"))
 
 
-def reticles(area_mm2):
+def reticles(area_mm2: float) -> float:
     """An area as a multiple of the reticle: a 2,831 mm² interposer is 3.3 reticles.
 
     >>> round(reticles(2831.4), 2)
@@ -51,7 +51,7 @@ def reticles(area_mm2):
     return _check.positive("area_mm2", area_mm2, "mm²") / reticle_area_mm2()
 
 
-def wafer_area_mm2(wafer_diameter_mm=300.0):
+def wafer_area_mm2(wafer_diameter_mm: float = 300.0) -> float:
     """pi (d/2)²: a 300 mm wafer has 70,686 mm².
 
     >>> round(wafer_area_mm2(300))
@@ -61,7 +61,7 @@ def wafer_area_mm2(wafer_diameter_mm=300.0):
     return math.pi * (d / 2) ** 2
 
 
-def _edge_terms(die_area_mm2, wafer_diameter_mm):
+def _edge_terms(die_area_mm2: float, wafer_diameter_mm: float) -> tuple[float, float]:
     a = _check.positive("die_area_mm2", die_area_mm2, "mm²")
     d = _check.positive("wafer_diameter_mm", wafer_diameter_mm, "mm")
     if a >= d * d / 8:
@@ -70,8 +70,10 @@ def _edge_terms(die_area_mm2, wafer_diameter_mm):
     return math.pi * (d / 2) ** 2 / a, math.pi * d / math.sqrt(2 * a)
 
 
-def gross_dies_per_wafer(die_area_mm2, wafer_diameter_mm=300.0):
+def gross_dies_per_wafer(die_area_mm2: float, wafer_diameter_mm: float = 300.0) -> float:
     """Dies per wafer with edge loss: pi (d/2)² / A - pi d / sqrt(2 A).
+
+    Equation eq-dies-per-wafer in chapter 1.
 
     The first term is wafer area over die area; the second subtracts the partial dies along
     the edge (Hennessy and Patterson, 6th ed., §1.6). Scribe lines and the edge exclusion zone
@@ -85,7 +87,7 @@ def gross_dies_per_wafer(die_area_mm2, wafer_diameter_mm=300.0):
     return whole - edge
 
 
-def edge_loss_share(die_area_mm2, wafer_diameter_mm=300.0):
+def edge_loss_share(die_area_mm2: float, wafer_diameter_mm: float = 300.0) -> float:
     """Share of the wafer-area term lost at the edge: (pi d / sqrt(2A)) / (pi (d/2)² / A).
 
     Grows with die size: 9% of the wafer for 100 mm² dies, 27% for 814 mm² dies.
@@ -99,14 +101,16 @@ def edge_loss_share(die_area_mm2, wafer_diameter_mm=300.0):
 
 # ---- yield ----------------------------------------------------------------------------------
 
-def _defects_per_die(die_area_mm2, d0_per_cm2):
+def _defects_per_die(die_area_mm2: float, d0_per_cm2: float) -> float:
     a = _check.positive("die_area_mm2", die_area_mm2, "mm²")
     d0 = _check.non_negative("d0_per_cm2", d0_per_cm2, "defects per cm²")
     return a / MM2_PER_CM2 * d0
 
 
-def poisson_yield(die_area_mm2, d0_per_cm2):
+def poisson_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
     """Poisson (Seeds) model: Y = exp(-A D0), A in cm², defects independent and uniform.
+
+    Equation eq-yield-poisson in chapter 1.
 
     >>> round(poisson_yield(814, 0.10), 3)
     0.443
@@ -114,8 +118,10 @@ def poisson_yield(die_area_mm2, d0_per_cm2):
     return math.exp(-_defects_per_die(die_area_mm2, d0_per_cm2))
 
 
-def murphy_yield(die_area_mm2, d0_per_cm2):
+def murphy_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
     """Murphy (1964): Y = ((1 - exp(-A D0)) / (A D0))², D0 varying across the wafer.
+
+    Equation eq-yield-murphy in chapter 1.
 
     >>> round(murphy_yield(814, 0.10), 3)
     0.468
@@ -124,8 +130,10 @@ def murphy_yield(die_area_mm2, d0_per_cm2):
     return 1.0 if x == 0 else (-math.expm1(-x) / x) ** 2
 
 
-def negative_binomial_yield(die_area_mm2, d0_per_cm2, alpha):
+def negative_binomial_yield(die_area_mm2: float, d0_per_cm2: float, alpha: float) -> float:
     """Negative binomial (Stapper): Y = (1 + A D0 / alpha)^(-alpha).
+
+    Equation eq-yield-negative-binomial in chapter 1.
 
     ``alpha`` is the clustering parameter: small alpha means defects bunch together, so more
     dies escape them; as alpha grows the model tends to Poisson.
@@ -138,7 +146,8 @@ def negative_binomial_yield(die_area_mm2, d0_per_cm2, alpha):
     return math.exp(-a * math.log1p(x / a))
 
 
-def die_yield(die_area_mm2, d0_per_cm2, model="murphy", alpha=None):
+def die_yield(die_area_mm2: float, d0_per_cm2: float, model: str = "murphy",
+              alpha: float | None = None) -> float:
     """Yield of one die under ``model`` ('poisson', 'murphy' or 'negative_binomial').
 
     >>> round(die_yield(814, 0.10, "negative_binomial", alpha=3), 3)
@@ -154,7 +163,8 @@ def die_yield(die_area_mm2, d0_per_cm2, model="murphy", alpha=None):
     return negative_binomial_yield(die_area_mm2, d0_per_cm2, alpha)
 
 
-def good_dies_per_wafer(die_area_mm2, d0_per_cm2, model="murphy", alpha=None, wafer_diameter_mm=300.0):
+def good_dies_per_wafer(die_area_mm2: float, d0_per_cm2: float, model: str = "murphy",
+                        alpha: float | None = None, wafer_diameter_mm: float = 300.0) -> float:
     """Gross dies per wafer x die yield (an average over wafers).
 
     >>> round(good_dies_per_wafer(814, 0.10), 1)
@@ -164,8 +174,9 @@ def good_dies_per_wafer(die_area_mm2, d0_per_cm2, model="murphy", alpha=None, wa
             * die_yield(die_area_mm2, d0_per_cm2, model, alpha))
 
 
-def cost_per_good_die_usd(wafer_price_usd, die_area_mm2, d0_per_cm2, model="murphy", alpha=None,
-                          wafer_diameter_mm=300.0):
+def cost_per_good_die_usd(wafer_price_usd: float, die_area_mm2: float, d0_per_cm2: float,
+                          model: str = "murphy", alpha: float | None = None,
+                          wafer_diameter_mm: float = 300.0) -> float:
     """Wafer price / (dies per wafer x die yield) (Hennessy and Patterson, §1.6).
 
     At CSET's 2020 estimate for an N5 wafer, $16,988, and D0 = 0.10 per cm²:
@@ -189,12 +200,13 @@ class Wafer:
     cost_per_good_die_usd: float
 
     @property
-    def good_silicon_usd_per_mm2(self):
+    def good_silicon_usd_per_mm2(self) -> float:
         """Cost per mm² of working silicon."""
         return self.cost_per_good_die_usd / self.die_area_mm2
 
 
-def wafer(die_area_mm2, d0_per_cm2, wafer_price_usd, model="murphy", alpha=None, wafer_diameter_mm=300.0):
+def wafer(die_area_mm2: float, d0_per_cm2: float, wafer_price_usd: float, model: str = "murphy",
+          alpha: float | None = None, wafer_diameter_mm: float = 300.0) -> Wafer:
     """Every number of one wafer at once, as a :class:`Wafer`.
 
     >>> w = wafer(814, 0.10, 16988)
@@ -209,8 +221,11 @@ def wafer(die_area_mm2, d0_per_cm2, wafer_price_usd, model="murphy", alpha=None,
 
 # ---- salvage: selling dies with a few bad units -----------------------------------------------
 
-def salvage_yield(die_area_mm2, d0_per_cm2, units_total, units_needed, unit_area_share):
+def salvage_yield(die_area_mm2: float, d0_per_cm2: float, units_total: int, units_needed: int,
+                  unit_area_share: float) -> float:
     """Share of dies sellable when ``units_needed`` of ``units_total`` repeated units must work.
+
+    Equation eq-salvage-yield in chapter 1.
 
     A simple Poisson model, a teaching assumption: the units (SMs) take ``unit_area_share`` of
     the die and split it equally; the rest (the "uncore": memory controllers, L2, I/O) must be
@@ -240,8 +255,9 @@ def salvage_yield(die_area_mm2, d0_per_cm2, units_total, units_needed, unit_area
 
 # ---- chiplets and known-good-die testing --------------------------------------------------------
 
-def good_units_per_wafer(total_area_mm2, dies_per_unit, d0_per_cm2, model="murphy", alpha=None,
-                         wafer_diameter_mm=300.0):
+def good_units_per_wafer(total_area_mm2: float, dies_per_unit: int, d0_per_cm2: float,
+                         model: str = "murphy", alpha: float | None = None,
+                         wafer_diameter_mm: float = 300.0) -> float:
     """Working units per wafer when a unit of ``total_area_mm2`` is split into equal dies,
     each tested before assembly (known good die): gross(A/n) x Y(A/n) / n.
 
@@ -255,7 +271,7 @@ def good_units_per_wafer(total_area_mm2, dies_per_unit, d0_per_cm2, model="murph
     return good_dies_per_wafer(a, d0_per_cm2, model, alpha, wafer_diameter_mm) / n
 
 
-def untested_package_yield(die_yield_fraction, dies_per_package):
+def untested_package_yield(die_yield_fraction: float, dies_per_package: int) -> float:
     """Share of packages that work when dies are assembled untested: Y^n.
 
     Under Poisson, two half-size dies give exactly the yield of one whole die, Y(A/2)² = Y(A):
@@ -280,14 +296,17 @@ class PackageCost:
     untested_usd: float       # dies assembled untested: (n c + P) / Y^n
 
     @property
-    def kgd_saving(self):
+    def kgd_saving(self) -> float:
         """How many times cheaper a working package is with known-good-die testing."""
         return self.untested_usd / self.kgd_usd
 
 
-def package_cost(wafer_price_usd, die_area_mm2, dies_per_package, d0_per_cm2, other_cost_usd,
-                 model="murphy", alpha=None, test_cost_per_die_usd=0.0, wafer_diameter_mm=300.0):
+def package_cost(wafer_price_usd: float, die_area_mm2: float, dies_per_package: int, d0_per_cm2: float,
+                 other_cost_usd: float, model: str = "murphy", alpha: float | None = None,
+                 test_cost_per_die_usd: float = 0.0, wafer_diameter_mm: float = 300.0) -> PackageCost:
     """Cost of one working package of ``dies_per_package`` logic dies plus ``other_cost_usd``.
+
+    Equation eq-kgd-package-cost in chapter 1.
 
     Known good die (KGD): every die is tested (cost t each) and only good ones are packaged,
     so each good die costs (c + t) / Y and the package n (c + t) / Y + P.
@@ -308,8 +327,9 @@ def package_cost(wafer_price_usd, die_area_mm2, dies_per_package, d0_per_cm2, ot
     return PackageCost(c, y, n, other, t, n * (c + t) / y + other, (n * c + other) / y ** n)
 
 
-def kgd_break_even_test_cost_usd(wafer_price_usd, die_area_mm2, dies_per_package, d0_per_cm2,
-                                 other_cost_usd, model="murphy", alpha=None, wafer_diameter_mm=300.0):
+def kgd_break_even_test_cost_usd(wafer_price_usd: float, die_area_mm2: float, dies_per_package: int,
+                                 d0_per_cm2: float, other_cost_usd: float, model: str = "murphy",
+                                 alpha: float | None = None, wafer_diameter_mm: float = 300.0) -> float:
     """The test cost per die at which testing first stops paying: solves KGD cost = untested cost.
 
         n (c + t) / Y + P = (n c + P) / Y^n   =>   t = Y ((n c + P) / Y^n - P) / n - c
@@ -325,7 +345,7 @@ def kgd_break_even_test_cost_usd(wafer_price_usd, die_area_mm2, dies_per_package
 
 # ---- density ------------------------------------------------------------------------------------
 
-def transistors_per_mm2(transistors, die_area_mm2):
+def transistors_per_mm2(transistors: float, die_area_mm2: float) -> float:
     """Average transistor density of a whole die: transistors / area.
 
     GH100: 80 billion on 814 mm² = 98.3 million per mm².
@@ -337,67 +357,9 @@ def transistors_per_mm2(transistors, die_area_mm2):
             / _check.positive("die_area_mm2", die_area_mm2, "mm²"))
 
 
-def die_density_per_mm2(die):
+def die_density_per_mm2(die: str) -> float:
     """Density of a registry die (``'gh100_die'``...) from its stated transistors and area."""
     return transistors_per_mm2(hardware.value(die, "transistors"), hardware.value(die, "area_mm2"))
-
-
-# ---- HBM ----------------------------------------------------------------------------------------
-
-def pin_rate_from_clock_bps(clock_hz, transfers_per_clock=2):
-    """Bits per second per data pin = clock x transfers per clock (DDR: 2).
-
-    H100 SXM5: 2,619 MHz DDR = 5.238 Gb/s per pin (whitepaper V1.04, Table 3).
-
-    >>> pin_rate_from_clock_bps(2619e6) / 1e9
-    5.238
-    """
-    return (_check.positive("clock_hz", clock_hz, "Hz")
-            * _check.count("transfers_per_clock", transfers_per_clock, "transfers"))
-
-
-def stack_bandwidth_Bps(bits_per_stack, pin_rate_bps):
-    """One stack: interface bits x pin rate / 8. HBM3 at 6.4 Gb/s: 1,024 x 6.4 / 8 = 819.2 GB/s.
-
-    >>> stack_bandwidth_Bps(1024, 6.4e9) / 1e9
-    819.2
-    """
-    return hbm_bandwidth_from_pins_Bps(1, bits_per_stack, pin_rate_bps)
-
-
-def hbm_bandwidth_from_pins_Bps(stacks, bits_per_stack, pin_rate_bps):
-    """GPU memory bandwidth = stacks x bits per stack x pin rate / 8.
-
-    The pin rate is clock x transfers per clock, so this is :func:`infra_lib.hardware.hbm_bandwidth_Bps`
-    with one transfer per "clock" of the pin rate.
-
-    >>> round(hbm_bandwidth_from_pins_Bps(5, 1024, 5.238e9) / 1e9, 1)
-    3352.3
-    """
-    _check.positive("pin_rate_bps", pin_rate_bps, "bits per second per pin")
-    return hardware.hbm_bandwidth_Bps(stacks, bits_per_stack, pin_rate_bps, transfers_per_clock=1)
-
-
-def pin_rate_bps(bandwidth_Bps, bus_bits):
-    """The pin rate a stated bandwidth implies: bandwidth x 8 / bus width.
-
-    H200: 4.8 TB/s over a 6,144-bit bus = 6.25 Gb/s per pin.
-
-    >>> pin_rate_bps(4.8e12, 6144) / 1e9
-    6.25
-    """
-    return (_check.positive("bandwidth_Bps", bandwidth_Bps, "bytes per second") * units.BITS_PER_BYTE
-            / _check.count("bus_bits", bus_bits, "bits"))
-
-
-def stack_capacity_B(dies_per_stack, die_bits):
-    """Capacity of one stack = DRAM dies x bits per die / 8: 12-Hi of 24 Gb = 36 GB.
-
-    >>> stack_capacity_B(12, 24e9) / 1e9
-    36.0
-    """
-    return (_check.count("dies_per_stack", dies_per_stack, "DRAM dies")
-            * _check.positive("die_bits", die_bits, "bits")) / units.BITS_PER_BYTE
 
 
 # ---- supply: logic dies, packaging and HBM together --------------------------------------------
@@ -412,7 +374,7 @@ class Product:
     stacks_per_gpu: int
     dram_dies_per_stack: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.positive("die_area_mm2", self.die_area_mm2, "mm²")
         _check.count("dies_per_gpu", self.dies_per_gpu, "dies")
         _check.positive("interposer_area_mm2", self.interposer_area_mm2, "mm²")
@@ -429,9 +391,9 @@ class Supply:
     hbm_dram_dies: float
     d0_per_cm2: float
     model: str = "murphy"
-    alpha: float = None
+    alpha: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.non_negative("logic_wafers", self.logic_wafers, "wafers per month")
         _check.non_negative("cowos_wafers", self.cowos_wafers, "wafers per month")
         _check.fraction("packaging_yield", self.packaging_yield)
@@ -452,23 +414,23 @@ class SupplyResult:
     hbm: float
 
     @property
-    def shipped(self):
+    def shipped(self) -> float:
         return min(self.logic, self.packaging, self.hbm)
 
     @property
-    def binding(self):
+    def binding(self) -> str:
         """'logic', 'packaging' or 'hbm': the supply that sets the shipments."""
         return min(SUPPLIES, key=lambda s: getattr(self, s))
 
 
-def gpus_from_logic(product, supply, wafer_diameter_mm=300.0):
+def gpus_from_logic(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0) -> float:
     """Logic wafers x good dies per wafer / dies per GPU."""
     good = good_dies_per_wafer(product.die_area_mm2, supply.d0_per_cm2, supply.model, supply.alpha,
                                wafer_diameter_mm)
     return supply.logic_wafers * good / product.dies_per_gpu
 
 
-def gpus_from_packaging(product, supply, wafer_diameter_mm=300.0):
+def gpus_from_packaging(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0) -> float:
     """Interposer wafers x interposers per wafer x packaging yield (one interposer per GPU).
 
     Interposers per wafer use the same edge-loss formula as dies: rough for areas this large.
@@ -477,18 +439,21 @@ def gpus_from_packaging(product, supply, wafer_diameter_mm=300.0):
             * supply.packaging_yield)
 
 
-def gpus_from_hbm(product, supply):
+def gpus_from_hbm(product: Product, supply: Supply) -> float:
     """DRAM dies per month / (stacks per GPU x dies per stack): taller stacks use more dies."""
     return supply.hbm_dram_dies / (product.stacks_per_gpu * product.dram_dies_per_stack)
 
 
-def gpu_supply(product, supply, wafer_diameter_mm=300.0):
-    """The three supplies of one product, as a :class:`SupplyResult` (shipped = the smallest)."""
+def gpu_supply(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0) -> SupplyResult:
+    """The three supplies of one product, as a :class:`SupplyResult` (shipped = the smallest).
+
+    Equation eq-gpu-supply in chapter 1.
+    """
     return SupplyResult(product.name, gpus_from_logic(product, supply, wafer_diameter_mm),
                         gpus_from_packaging(product, supply, wafer_diameter_mm), gpus_from_hbm(product, supply))
 
 
-def teaching_supply():
+def teaching_supply() -> Supply:
     """The chapter's monthly capacities: teaching assumptions, at TSMC's reported N5 D0."""
     v = lambda name: hardware.value("fab_teaching", name)
     return Supply(logic_wafers=v("logic_wafers_per_month"), cowos_wafers=v("cowos_wafers_per_month"),
@@ -496,7 +461,7 @@ def teaching_supply():
                   d0_per_cm2=hardware.value("tsmc_n5", "defect_density_per_cm2"))
 
 
-def teaching_products():
+def teaching_products() -> list[Product]:
     """Three products shaped like H100, B200 and B300: die counts and stacks from the registry,
     the Blackwell die area and the interposer areas teaching assumptions.
 

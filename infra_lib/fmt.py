@@ -12,7 +12,7 @@ from . import _check
 _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def sci(x, digits=2):
+def sci(x: float, digits: int = 2) -> str:
     """``x`` as 'm × 10ⁿ' with at most ``digits`` significant digits (trailing zeros dropped)."""
     x = _check.positive("x", x, "(any positive number)")
     exp = math.floor(math.log10(x))

@@ -25,12 +25,17 @@ element_bits + scale_bits / k bits: MXFP4 4 + 8/32 = 4.25, NVFP4 4 + 8/16 = 4.5.
 (4.25, 4.5)
 """
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from . import _check
+
+FloatArray = npt.NDArray[np.float64]
 
 SPECIALS = ("ieee", "nan_only", "none")
 SCALE_KINDS = ("e8m0", "e4m3", "fp32")
@@ -45,7 +50,7 @@ class MiniFloat:
     special: str
     signed: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.count("exp_bits", self.exp_bits, "exponent bits")
         _check.count("man_bits", self.man_bits, "mantissa bits", minimum=0)
         _check.choice("special", self.special, SPECIALS)
@@ -54,22 +59,22 @@ class MiniFloat:
                              f"got {self.exp_bits + self.man_bits}")
 
     @property
-    def code(self):
+    def code(self) -> str:
         """'E4M3', 'E2M1', ...: the exponent and mantissa bits, the name used in the specs."""
         return f"E{self.exp_bits}M{self.man_bits}"
 
     @property
-    def bits(self):
+    def bits(self) -> int:
         """Storage bits: sign (if any) + exponent + mantissa."""
         return int(self.signed) + self.exp_bits + self.man_bits
 
     @property
-    def bias(self):
+    def bias(self) -> int:
         """Exponent bias 2^(E-1) - 1: 7 for E4M3, 15 for E5M2, 1 for E2M1, 127 for E8M0."""
         return 2 ** (self.exp_bits - 1) - 1
 
     @property
-    def max_normal(self):
+    def max_normal(self) -> float:
         """Largest finite value, from the bits and the special-value rule.
 
         ieee:      (2 - 2^-M) x 2^(2^E - 2 - bias)      E5M2: 1.75 x 2^15 = 57,344
@@ -88,7 +93,7 @@ class MiniFloat:
         return (2 - 2.0 ** -m) * 2.0 ** (top - self.bias)
 
     @property
-    def max_normal_parts(self):
+    def max_normal_parts(self) -> tuple[float, int]:
         """(largest significand, its exponent): max_normal = significand x 2^exponent.
 
         E4M3: the top field 15 minus bias 7 gives 2^8, and the all-ones mantissa is NaN, so the
@@ -98,27 +103,27 @@ class MiniFloat:
         return self.max_normal / 2.0 ** exp, exp
 
     @property
-    def min_normal(self):
+    def min_normal(self) -> float:
         """Smallest normal value: 2^(1 - bias); with no mantissa bits (E8M0), field 0 is 2^-bias."""
         return 2.0 ** (1 - self.bias) if self.man_bits else 2.0 ** -self.bias
 
     @property
-    def min_positive(self):
+    def min_positive(self) -> float:
         """Smallest positive value: the smallest subnormal 2^(1 - bias - M), or 2^-bias for E8M0."""
         return 2.0 ** (1 - self.bias - self.man_bits) if self.man_bits else 2.0 ** -self.bias
 
     @property
-    def binades(self):
+    def binades(self) -> float:
         """Dynamic range in powers of two: log2(max_normal / min_positive)."""
         return math.log2(self.max_normal / self.min_positive)
 
-    def values(self):
+    def values(self) -> FloatArray:
         """Every non-negative finite value, ascending (a NumPy array), by enumerating the codes."""
         return _grid(self)
 
 
 @lru_cache(maxsize=None)
-def _grid(fmt):
+def _grid(fmt: "MiniFloat") -> FloatArray:
     top = 2 ** fmt.exp_bits - 1
     out = []
     for e in range(top + 1):
@@ -146,7 +151,7 @@ E8M0 = MiniFloat("E8M0 scale", 8, 0, "nan_only", signed=False)
 ELEMENTS = (E5M2, E4M3, E3M2, E2M3, E2M1)
 
 
-def round_to_format(x, fmt):
+def round_to_format(x: ArrayLike, fmt: MiniFloat) -> FloatArray:
     """Round to the nearest value of ``fmt`` (ties to even), saturating at +-max_normal.
 
     Saturation, not overflow to Inf: the MX element types have no Inf (OCP MX v1.0, section 5.3),
@@ -174,7 +179,7 @@ def round_to_format(x, fmt):
 _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def power_of_two_text(x):
+def power_of_two_text(x: ArrayLike) -> str:
     """An exact power of two written as '2⁻⁹' (for prose and tables); other numbers with :g.
 
     >>> power_of_two_text(2.0 ** -9), power_of_two_text(0.5), power_of_two_text(6.0)
@@ -187,7 +192,7 @@ def power_of_two_text(x):
     return f"{x:g}"
 
 
-def _finite_array(name, x):
+def _finite_array(name: str, x: ArrayLike) -> FloatArray:
     if isinstance(x, (bool, str)) or x is None:
         raise TypeError(f"{name} must be an array of numbers, got {x!r}")
     try:
@@ -201,7 +206,8 @@ def _finite_array(name, x):
 
 # ---- block formats -----------------------------------------------------------------------
 
-def bits_per_value(element_bits, scale_bits, block_size, tensor_scale_bits=0, tensor_values=1):
+def bits_per_value(element_bits: int, scale_bits: int, block_size: int, tensor_scale_bits: int = 0,
+                   tensor_values: int = 1) -> float:
     """Storage bits per value of a block-scaled format.
 
     = element_bits + scale_bits / block_size + tensor_scale_bits / tensor_values.
@@ -227,16 +233,16 @@ class BlockFormat:
     scale: str                 # 'e8m0' (power of two), 'e4m3' (FP8 value), 'fp32' (exact)
     tensor_scale_bits: int = 0  # NVFP4 adds one FP32 scale per tensor
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.count("block_size", self.block_size, "values")
         _check.choice("scale", self.scale, SCALE_KINDS)
 
     @property
-    def scale_bits(self):
+    def scale_bits(self) -> int:
         return 32 if self.scale == "fp32" else 8
 
     @property
-    def bits_per_value(self):
+    def bits_per_value(self) -> float:
         """Element bits + scale bits per block / block size (the per-tensor scale left out)."""
         return bits_per_value(self.element.bits, self.scale_bits, self.block_size)
 
@@ -247,7 +253,7 @@ MXFP4 = BlockFormat("MXFP4", E2M1, 32, "e8m0")
 NVFP4 = BlockFormat("NVFP4", E2M1, 16, "e4m3", tensor_scale_bits=32)
 
 
-def element_emax(element):
+def element_emax(element: MiniFloat) -> int:
     """Exponent of the element format's largest normal: floor(log2(max_normal)). E2M1: 2, E4M3: 8.
 
     >>> element_emax(E2M1), element_emax(E4M3), element_emax(E5M2)
@@ -256,7 +262,7 @@ def element_emax(element):
     return math.floor(math.log2(element.max_normal))
 
 
-def block_scales(x, element, block_size, scale):
+def block_scales(x: ArrayLike, element: MiniFloat, block_size: int, scale: str) -> FloatArray:
     """One scale per block of ``block_size`` consecutive values of ``x``, as the decoder sees it.
 
     e8m0 (OCP MX v1.0, section 6.3): 2^(floor(log2(amax)) - emax_elem), the exponent clamped to
@@ -282,7 +288,7 @@ def block_scales(x, element, block_size, scale):
     return round_to_format(amax / top / s_t, E4M3) * s_t
 
 
-def quantize_blocks(x, element, block_size, scale):
+def quantize_blocks(x: ArrayLike, element: MiniFloat, block_size: int, scale: str) -> FloatArray:
     """Quantize ``x`` to ``element`` with one scale per block, and return the dequantized values.
 
     q = round_to_format(x / scale, element); result = q x scale. A block whose scale rounds to
@@ -300,7 +306,7 @@ def quantize_blocks(x, element, block_size, scale):
     return (q * s).reshape(-1)
 
 
-def _blocks(x, block_size):
+def _blocks(x: ArrayLike, block_size: int) -> FloatArray:
     arr = _finite_array("x", x).reshape(-1)
     k = _check.count("block_size", block_size, "values")
     if arr.size == 0 or arr.size % k:
@@ -308,7 +314,7 @@ def _blocks(x, block_size):
     return arr.reshape(-1, k)
 
 
-def relative_rms_error(x, y):
+def relative_rms_error(x: ArrayLike, y: ArrayLike) -> float:
     """sqrt(sum((x - y)^2) / sum(x^2)): the quantization error relative to the signal.
 
     >>> relative_rms_error([3.0, 4.0], [3.0, 4.0])
@@ -325,7 +331,7 @@ def relative_rms_error(x, y):
     return math.sqrt(float(np.sum((x - y) ** 2)) / power)
 
 
-def heavy_tailed_sample(n_values, df=3.0, seed=0):
+def heavy_tailed_sample(n_values: int, df: float = 3.0, seed: int = 0) -> FloatArray:
     """A teaching tensor: ``n_values`` draws from Student's t with ``df`` degrees of freedom.
 
     Heavy tails (a few values many times the typical one) are what make one scale per tensor
@@ -337,6 +343,7 @@ def heavy_tailed_sample(n_values, df=3.0, seed=0):
     return np.random.default_rng(seed).standard_t(df, size=n)
 
 
-def block_size_sweep(x, element, block_sizes, scale):
+def block_size_sweep(x: ArrayLike, element: MiniFloat, block_sizes: Iterable[int],
+                     scale: str) -> list[tuple[int, float]]:
     """Relative RMS error of :func:`quantize_blocks` for each block size: [(block_size, error)]."""
     return [(int(k), relative_rms_error(x, quantize_blocks(x, element, k, scale))) for k in block_sizes]

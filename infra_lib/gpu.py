@@ -2,7 +2,7 @@
 Tensor Core peaks and NVLink.
 
 Every function is a small formula with its source; the specs come from the registry
-(``data/hardware.toml`` and ``data/gpu.toml``). Chapter 3 of the course uses them.
+(``data/registry/``, mostly ``nvidia_*.toml``). Chapter 3 of the course uses them.
 
 - SIMT: an SM issues one instruction for the 32 threads of a warp. When a branch splits the
   warp, both sides run one after the other with the inactive lanes masked off.
@@ -11,11 +11,10 @@ Every function is a small formula with its source; the specs come from the regis
 - Peaks: SMs x FLOP per clock per SM x clock (H100 whitepaper V1.04, Table 1; A100 whitepaper,
   section 4.1).
 """
-import html
 import math
 from dataclasses import dataclass
 
-from . import _check, hardware, i18n, measurements, units
+from . import _check, generations, hardware, measurements, units
 
 # A teaching assumption of chapter 3, not a measurement or a datasheet value: the time from a
 # load leaving an SM to its data coming back from HBM, under load. Unloaded HBM accesses on
@@ -26,7 +25,8 @@ TEACHING_HBM_LATENCY_S = 600e-9
 
 # ---- warps and divergence ----------------------------------------------------------------
 
-def _branch_inputs(taken_lanes, then_cycles, else_cycles, warp_size):
+def _branch_inputs(taken_lanes: int, then_cycles: float, else_cycles: float,
+                   warp_size: int) -> tuple[int, float, float, int]:
     w = _check.count("warp_size", warp_size, "lanes")
     k = _check.count("taken_lanes", taken_lanes, "lanes", minimum=0)
     if k > w:
@@ -35,7 +35,7 @@ def _branch_inputs(taken_lanes, then_cycles, else_cycles, warp_size):
             _check.non_negative("else_cycles", else_cycles, "cycles"), w)
 
 
-def warp_cycles(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
+def warp_cycles(taken_lanes: int, then_cycles: float, else_cycles: float = 0.0, warp_size: int = 32) -> float:
     """Cycles the warp spends at an if/else: each side that any lane takes is issued in full.
 
     One lane on a 100-cycle path and 31 on a 10-cycle one: the warp takes 110 cycles, 11x
@@ -48,8 +48,11 @@ def warp_cycles(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
     return a * (k > 0) + b * (k < w)
 
 
-def branch_efficiency(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
+def branch_efficiency(taken_lanes: int, then_cycles: float, else_cycles: float = 0.0,
+                      warp_size: int = 32) -> float:
     """Useful lane-cycles / issued lane-cycles for one warp at an if/else.
+
+    Equation eq-branch-efficiency in chapter 3.
 
     ``taken_lanes`` of the ``warp_size`` lanes take the ``then`` side. A side that at least one
     lane takes is issued for the whole warp (the others are masked), so
@@ -70,7 +73,7 @@ def branch_efficiency(taken_lanes, then_cycles, else_cycles=0.0, warp_size=32):
     return (k * a + (w - k) * b) / issued
 
 
-def p_warp_skips_side(p_taken, warp_size=32):
+def p_warp_skips_side(p_taken: float, warp_size: int = 32) -> float:
     """Probability that no lane of a warp takes a side each lane takes with probability p: (1 - p)^W.
 
     >>> round(p_warp_skips_side(0.1), 3)   # a 10% branch is skipped by a whole warp only 3.4% of the time
@@ -82,7 +85,8 @@ def p_warp_skips_side(p_taken, warp_size=32):
     return (1 - p) ** _check.count("warp_size", warp_size, "lanes")
 
 
-def expected_branch_efficiency(p_taken, then_cycles, else_cycles=0.0, warp_size=32):
+def expected_branch_efficiency(p_taken: float, then_cycles: float, else_cycles: float = 0.0,
+                               warp_size: int = 32) -> float:
     """Long-run efficiency when each lane takes the branch independently with probability p.
 
     Over many warps, E[useful] / E[issued] with
@@ -115,14 +119,16 @@ class SMLimits:
     max_registers_per_thread: int
 
     @classmethod
-    def from_registry(cls, device="h100_sxm5"):
+    def from_registry(cls, device: str = "h100_sxm5") -> "SMLimits":
         v = lambda name: int(hardware.value(device, name))
         return cls(v("threads_per_warp"), v("max_warps_per_sm"), v("max_threads_per_sm"),
                    v("max_blocks_per_sm"), v("registers_per_sm"), v("max_registers_per_thread"))
 
 
-def warps_per_sm(registers_per_thread, limits=None):
+def warps_per_sm(registers_per_thread: int, limits: SMLimits | None = None) -> int:
     """Resident warps per SM when registers are the limit: min(max_warps, registers // (r x 32)).
+
+    ``limits`` defaults to the H100's (:meth:`SMLimits.from_registry`).
 
     H100: 65,536 registers per SM; at 128 registers per thread a warp needs 4,096, so 16 fit.
     (The hardware allocates registers in small chunks, so a real kernel can fit slightly fewer;
@@ -131,15 +137,17 @@ def warps_per_sm(registers_per_thread, limits=None):
     >>> warps_per_sm(32), warps_per_sm(128), warps_per_sm(255)
     (64, 16, 8)
     """
-    lim = limits or SMLimits.from_registry()
+    lim = SMLimits.from_registry() if limits is None else limits
     r = _check.count("registers_per_thread", registers_per_thread, "registers")
     if r > lim.max_registers_per_thread:
         raise ValueError(f"registers_per_thread must be at most {lim.max_registers_per_thread}, got {r}")
     return min(lim.max_warps, lim.registers // (r * lim.warp_size))
 
 
-def bytes_in_flight_B(bandwidth_Bps, latency_s):
+def bytes_in_flight_B(bandwidth_Bps: float, latency_s: float) -> float:
     """Little's law: bytes that must be on their way at every moment = bandwidth x latency.
+
+    Equation eq-littles-law in chapter 3.
 
     H100 SXM5 at 3,352 GB/s with a 600 ns latency: 2.0 MB in flight across the chip.
 
@@ -149,7 +157,7 @@ def bytes_in_flight_B(bandwidth_Bps, latency_s):
     return _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s") * _check.positive("latency_s", latency_s, "s")
 
 
-def bytes_per_warp_needed_B(bandwidth_Bps, latency_s, sm_count, warps):
+def bytes_per_warp_needed_B(bandwidth_Bps: float, latency_s: float, sm_count: int, warps: int) -> float:
     """Bytes each resident warp must keep in flight: bandwidth x latency / (SMs x warps per SM).
 
     >>> round(bytes_per_warp_needed_B(3352e9, 600e-9, 132, 64))
@@ -159,7 +167,7 @@ def bytes_per_warp_needed_B(bandwidth_Bps, latency_s, sm_count, warps):
             / _check.count("warps", warps, "warps per SM"))
 
 
-def warps_needed(bandwidth_Bps, latency_s, sm_count, bytes_per_warp):
+def warps_needed(bandwidth_Bps: float, latency_s: float, sm_count: int, bytes_per_warp: float) -> int:
     """Warps per SM needed to keep bandwidth x latency in flight, rounded up.
 
     H100 SXM5, 600 ns, each warp with one 16-byte load per lane (512 bytes) in flight:
@@ -172,7 +180,8 @@ def warps_needed(bandwidth_Bps, latency_s, sm_count, bytes_per_warp):
     return math.ceil(per_sm / _check.positive("bytes_per_warp", bytes_per_warp, "bytes"))
 
 
-def achievable_Bps(bandwidth_Bps, latency_s, sm_count, warps, bytes_per_thread, loads_per_thread, warp_size=32):
+def achievable_Bps(bandwidth_Bps: float, latency_s: float, sm_count: int, warps: int, bytes_per_thread: float,
+                   loads_per_thread: float, warp_size: int = 32) -> float:
     """Little's law turned around: min(peak, bytes in flight / latency).
 
     bytes in flight = SMs x warps x warp_size x bytes per load x loads outstanding per thread.
@@ -193,7 +202,7 @@ def achievable_Bps(bandwidth_Bps, latency_s, sm_count, warps, bytes_per_thread, 
 
 # ---- the memory hierarchy ----------------------------------------------------------------
 
-def shared_memory_Bps_per_sm(clock_hz, banks=32, bank_bytes=4):
+def shared_memory_Bps_per_sm(clock_hz: float, banks: int = 32, bank_B: float = 4) -> float:
     """Shared-memory bandwidth of one SM: banks x bytes per bank per clock x clock.
 
     CUDA C++ Programming Guide: "Shared memory has 32 banks ... Each bank has a bandwidth of
@@ -202,11 +211,12 @@ def shared_memory_Bps_per_sm(clock_hz, banks=32, bank_bytes=4):
     >>> shared_memory_Bps_per_sm(1.98e9) / 1e9
     253.44
     """
-    return (_check.count("banks", banks, "banks") * _check.positive("bank_bytes", bank_bytes, "bytes")
+    return (_check.count("banks", banks, "banks") * _check.positive("bank_B", bank_B, "bytes")
             * _check.positive("clock_hz", clock_hz, "Hz"))
 
 
-def register_operand_Bps_per_sm(fp32_lanes, clock_hz, operands=3, bytes_per_operand=4):
+def register_operand_Bps_per_sm(fp32_lanes: int, clock_hz: float, operands: int = 3,
+                                bytes_per_operand: float = 4) -> float:
     """Register reads the FP32 units consume at peak: lanes x operands x bytes x clock.
 
     An FMA (a x b + c) reads three 32-bit registers. NVIDIA publishes no register-file bandwidth;
@@ -230,11 +240,11 @@ class Level:
     source: str
 
     @property
-    def per_sm_Bps(self):
+    def per_sm_Bps(self) -> float:
         return self.chip_Bps / self.sm_count
 
 
-def h100_hierarchy():
+def h100_hierarchy() -> list[Level]:
     """Registers, shared memory, L2 and HBM of the H100 SXM5, chip-wide, at the 1,980 MHz clock.
 
     registers and shared memory: derived (per-SM formula x 132 SMs x 1.98 GHz); L2: reported
@@ -256,7 +266,7 @@ def h100_hierarchy():
     ]
 
 
-def strided_ceiling_Bps(coalesced_Bps, element_bytes=4, transaction_bytes=32):
+def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = 4, transaction_B: float = 32) -> float:
     """Useful bandwidth when every element drags in its own memory transaction.
 
     CUDA C++ Programming Guide: "if a 32-byte memory transaction is generated for each
@@ -266,18 +276,18 @@ def strided_ceiling_Bps(coalesced_Bps, element_bytes=4, transaction_bytes=32):
     530.25
     """
     b = _check.positive("coalesced_Bps", coalesced_Bps, "bytes/s")
-    e = _check.positive("element_bytes", element_bytes, "bytes")
-    t = _check.positive("transaction_bytes", transaction_bytes, "bytes")
+    e = _check.positive("element_B", element_B, "bytes")
+    t = _check.positive("transaction_B", transaction_B, "bytes")
     return b * min(1.0, e / t)
 
 
-def copy_by_working_set(run=measurements.RUN):
+def h200_copy_by_working_set(run: str = measurements.RUN) -> list[tuple[float, float]]:
     """The H200 copy benchmark: [(working set in bytes, bandwidth in B/s)], as the file labels MB."""
     rows = measurements.load(run, name="ladder")["copy_by_working_set"]
     return [(r["working_set_MB"] * units.MB, r["GBps"] * units.GB) for r in rows]
 
 
-def strided_loads(run=measurements.RUN):
+def h200_strided_loads(run: str = measurements.RUN) -> list[tuple[int, float]]:
     """The H200 strided-gather benchmark: [(stride in float32 elements, useful B/s)]."""
     return [(r["stride"], r["useful_GBps"] * units.GB)
             for r in measurements.load(run, name="ladder")["strided_loads"]]
@@ -285,7 +295,7 @@ def strided_loads(run=measurements.RUN):
 
 # ---- Tensor Core peaks -------------------------------------------------------------------
 
-def tensor_flop_per_clock_per_sm(tensor_cores_per_sm, fma_per_clock_per_core):
+def tensor_flop_per_clock_per_sm(tensor_cores_per_sm: int, fma_per_clock_per_core: int) -> int:
     """FLOP per clock per SM = Tensor Cores x FMA per clock each x 2 (an FMA is two FLOPs).
 
     A100: 4 x 256 x 2 = 2,048; V100: 8 x 64 x 2 = 1,024 (A100 whitepaper, section 4.1).
@@ -307,21 +317,21 @@ class PeakCheck:
     datasheet_flop_s: float
 
     @property
-    def computed_flop_s(self):
-        return hardware.peak_flop_s(self.sm_count, self.flop_per_clock_per_sm, self.clock_hz)
+    def computed_flop_s(self) -> float:
+        return generations.peak_flop_s(self.sm_count, self.flop_per_clock_per_sm, self.clock_hz)
 
     @property
-    def implied_clock_hz(self):
+    def implied_clock_hz(self) -> float:
         """The clock at which the datasheet figure is exact."""
-        return hardware.implied_clock_hz(self.datasheet_flop_s, self.sm_count, self.flop_per_clock_per_sm)
+        return generations.implied_clock_hz(self.datasheet_flop_s, self.sm_count, self.flop_per_clock_per_sm)
 
 
-def peak_checks():
+def v100_a100_h100_peak_checks() -> list[PeakCheck]:
     """V100, A100 and H100 SXM5 dense 16-bit Tensor Core peaks, computed and as published.
 
     The H100 has no single published boost clock; its peak is checked at the clock it implies.
 
-    >>> [round(c.computed_flop_s / 1e12, 1) for c in peak_checks()]
+    >>> [round(c.computed_flop_s / 1e12, 1) for c in v100_a100_h100_peak_checks()]
     [125.3, 311.9, 989.4]
     """
     out = []
@@ -333,21 +343,9 @@ def peak_checks():
                              v("boost_clock_hz"), v("peak_flop_s")))
     v = lambda name: hardware.value("h100_sxm5", name)
     sms, per_clock = int(v("sm_count")), int(v("tensor_flop_per_clock_per_sm"))
-    clock = round(hardware.implied_clock_hz(v("peak_flop_s"), sms, per_clock) / 1e6) * 1e6
+    clock = round(generations.implied_clock_hz(v("peak_flop_s"), sms, per_clock) / 1e6) * 1e6
     out.append(PeakCheck("h100_sxm5", sms, per_clock, clock, v("peak_flop_s")))
     return out
-
-
-def flop_per_clock_per_sm(peak_flop_s, sm_count, clock_hz):
-    """The per-SM rate a published peak implies at a given clock: peak / (SMs x clock).
-
-    H100 FP8: 1,978.9 TFLOPS / (132 x 1.83 GHz) = 8,192, twice the BF16 rate.
-
-    >>> round(flop_per_clock_per_sm(1978.9e12, 132, 1.83e9))
-    8192
-    """
-    return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
-            / (_check.count("sm_count", sm_count, "SMs") * _check.positive("clock_hz", clock_hz, "Hz")))
 
 
 # ---- NVLink ------------------------------------------------------------------------------
@@ -361,18 +359,18 @@ class NVLinkGen:
     total_Bps: float          # both directions, as NVIDIA quotes it
 
     @property
-    def per_direction_Bps(self):
+    def per_direction_Bps(self) -> float:
         return units.per_direction(self.total_Bps)
 
     @property
-    def per_link_per_direction_Bps(self):
+    def per_link_per_direction_Bps(self) -> float:
         return self.per_direction_Bps / self.links
 
 
 NVLINK_DEVICES = (("v100_sxm2", 2), ("a100_sxm4_40gb", 3), ("h100_sxm5", 4), ("b200_hgx", 5))
 
 
-def nvlink_generations():
+def nvlink_generations() -> list[NVLinkGen]:
     """NVLink 2 to 5 as quoted (links, total of both directions), per direction derived.
 
     >>> [(g.links, round(g.per_link_per_direction_Bps / 1e9)) for g in nvlink_generations()]
@@ -382,7 +380,7 @@ def nvlink_generations():
             for dev, gen in NVLINK_DEVICES]
 
 
-def nvlink_total_Bps(links, per_link_per_direction_Bps):
+def nvlink_total_Bps(links: int, per_link_per_direction_Bps: float) -> float:
     """Total NVLink bandwidth as quoted: links x per-link bandwidth per direction x 2.
 
     H100: 18 x 25 GB/s x 2 = 900 GB/s (H100 whitepaper V1.04, section 4.7).
@@ -392,63 +390,3 @@ def nvlink_total_Bps(links, per_link_per_direction_Bps):
     """
     return units.bidirectional(_check.count("links", links, "links")
                                * _check.positive("per_link_per_direction_Bps", per_link_per_direction_Bps, "bytes/s"))
-
-
-# ---- the explore-the-assumptions widget --------------------------------------------------
-
-
-
-def latency_hiding_summary(lang, bw_tbps, latency_ns, sms, warps, bytes_per_thread, loads_per_thread):
-    """Bytes in flight needed against what the kernel keeps in flight, as a small HTML table.
-
-    Bad input comes back as a message naming the parameter, never as a traceback.
-    """
-    try:
-        bw, lat = bw_tbps * units.TB, latency_ns * 1e-9
-        need = bytes_in_flight_B(bw, lat)
-        reach = achievable_Bps(bw, lat, sms, warps, bytes_per_thread, loads_per_thread)
-        per_warp_load = 32 * bytes_per_thread * loads_per_thread
-        have_sm = warps * per_warp_load
-        warps_needed = math.ceil(need / sms / per_warp_load)
-    except (TypeError, ValueError) as err:
-        return f"<p><b>{i18n.t('gpu_w_error', lang)}:</b> {html.escape(str(err))}</p>"
-    limit = i18n.t("gpu_w_lim_bw" if reach >= bw else "gpu_w_lim_latency", lang)
-    rows = [
-        (i18n.t("gpu_w_need_chip", lang), f"{need / units.MB:,.2f} MB",
-         f"{i18n.t('gpu_w_need_sm', lang)} {need / sms / units.KB:,.1f} KB"),
-        (i18n.t("gpu_w_have_sm", lang), f"{have_sm / units.KB:,.1f} KB",
-         f"{i18n.t('gpu_w_warps_needed', lang)}: {warps_needed:,}"),
-        (i18n.t("gpu_w_achieved", lang), f"{reach / units.TB:,.2f} TB/s",
-         f"{reach / bw:.0%} {i18n.t('gpu_w_of_peak', lang)}; {i18n.t('gpu_w_limit', lang)}: {limit}"),
-    ]
-    body = "".join(f"<tr><td>{a}</td><td style='text-align:right'>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
-    return f"<table>{body}</table>"
-
-
-def explore_latency_hiding(lang="en"):
-    """Sliders for Little's law on one GPU: bandwidth, latency, SMs, warps and loads per thread."""
-    import ipywidgets as w
-    style, layout = {"description_width": "16em"}, w.Layout(width="34em")
-    controls = {
-        "bw_tbps": w.FloatSlider(hardware.value("h100_sxm5", "mem_bw_Bps") / units.TB, min=0.5, max=25, step=0.1,
-                                 description=i18n.t("gpu_w_bw", lang)),
-        "latency_ns": w.FloatSlider(TEACHING_HBM_LATENCY_S * 1e9, min=100, max=2000, step=50,
-                                    description=i18n.t("gpu_w_latency", lang)),
-        "sms": w.IntSlider(int(hardware.value("h100_sxm5", "sm_count")), min=1, max=300,
-                           description=i18n.t("gpu_w_sms", lang)),
-        "warps": w.IntSlider(16, min=1, max=int(hardware.value("h100_sxm5", "max_warps_per_sm")),
-                             description=i18n.t("gpu_w_warps", lang)),
-        "bytes_per_thread": w.Dropdown(options=[2, 4, 8, 16], value=4, description=i18n.t("gpu_w_bytes", lang)),
-        "loads_per_thread": w.IntSlider(1, min=1, max=16, description=i18n.t("gpu_w_loads", lang)),
-    }
-    for c in controls.values():
-        c.style, c.layout = style, layout
-    out = w.HTML()
-
-    def update(_=None):
-        out.value = latency_hiding_summary(lang, **{k: c.value for k, c in controls.items()})
-
-    for c in controls.values():
-        c.observe(update, names="value")
-    update()
-    return w.VBox(list(controls.values()) + [out])

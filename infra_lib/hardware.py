@@ -1,30 +1,106 @@
-"""The hardware registry: specs loaded from ``data/hardware.toml``, each with its source.
+"""The hardware registry: every spec the course prints, with its source, loaded from ``data/registry/``.
 
 >>> spec("h100_sxm5", "mem_bw_Bps").value / 1e9
 3352.0
 >>> spec("h100_sxm5", "mem_bw_Bps").kind
 'datasheet'
+>>> [d.key for d in devices(family="hopper")]
+['h100_sxm5', 'h100_pcie', 'h200_sxm']
 
-Derived quantities are functions of registry values, never stored: see
-:func:`peak_flop_s`, :func:`implied_clock_hz`, :func:`hbm_bandwidth_Bps`.
+The registry is a folder of TOML files (``data/registry/``, format in its README.md):
+``sources.toml`` holds every cited document once; every other file holds entries, one product
+family (``nvidia_hopper.toml``) or one kind of non-device (``manufacturing.toml``,
+``teaching.toml``) per file, each entry with all its specs. :func:`load` checks every field and
+names the file, the entry and the spec of each error.
+
+Every :class:`Spec` read through :func:`spec`, :func:`value` or a :class:`Device` is recorded
+(:func:`used_specs`, :func:`reset_usage`), so a chapter can list the sources of what it printed.
+
+Derived quantities are functions of registry values, never stored: they live in the concept
+modules (``generations.peak_flop_s``, ``memory.hbm_bandwidth_Bps``, ...).
 """
+import difflib
+import math
 import tomllib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 from . import _check
 
-DATA_DIR = Path(__file__).parent / "data"
-DATA_FILE = DATA_DIR / "hardware.toml"   # the core registry; other data/*.toml files extend it
+REGISTRY_DIR = Path(__file__).parent / "data" / "registry"
+SOURCES_FILE = "sources.toml"     # [sources.<key>] live here and only here
+
 KINDS = ("datasheet", "derived", "reported", "measured", "teaching")
+
+# What an entry is. Devices, dies and systems belong to a product family and need family,
+# vendor and year; the others are not devices and say so.
+CATEGORIES = ("device", "die", "system", "memory_standard", "process", "fab", "packaging",
+              "software", "assumption")
+HARDWARE_CATEGORIES = ("device", "die", "system")
+
+# Every unit a spec may carry. A new unit is added here on purpose, never by a typo in a file.
+UNITS = frozenset({
+    # base units of units.py
+    "B", "B/s", "bit/s", "bits", "FLOP/s", "Hz", "s", "USD", "mm", "mm2",
+    # rates per clock, per cycle, per lane
+    "FLOP/clock/SM", "FLOP/cycle/core", "FMA/clock", "cycles", "cycles per instruction",
+    "transfers/s", "transfers/s per lane", "B per transfer per channel", "bits per block",
+    # counts of parts
+    "SMs", "cores", "sockets", "GPUs", "NICs", "DIMMs", "channels", "lanes", "links", "banks",
+    "stacks", "dies", "DRAM dies per stack", "transistors", "Tensor Cores", "FP32 lanes",
+    "threads", "warps", "thread blocks", "32-bit registers", "512-bit FMA units per core",
+    "128-bit SVE2 pipes per core", "reticles",
+    # manufacturing
+    "defects/cm2", "wafers/month", "DRAM dies/month",
+    # workloads
+    "parameters", "tokens", "requests", "bytes of text per token", "s per GB of text",
+    # ratios and fractions
+    "fraction", "fraction of peak", "fraction of die area", "fraction of accesses",
+    "fraction of L2 accesses", "fraction of L3 accesses", "fraction of branches",
+    "fraction of instructions", "remote / local DRAM latency", "(clustering parameter)",
+})
+
+_SOURCE_FIELDS = {"title": True, "date": True, "publisher": True, "url": False, "note": False}
+_ENTRY_FIELDS = {"name": True, "category": True, "family": False, "vendor": False, "year": False,
+                 "note": False, "specs": True}
+_SPEC_FIELDS = {"value": True, "unit": True, "kind": True, "source": True, "where": True,
+                "caveats": False}
+
+
+class RegistryError(ValueError):
+    """The registry files break the schema; ``errors`` lists each problem, file first."""
+
+    def __init__(self, errors: list[str], directory: Path | None = None) -> None:
+        self.errors = list(errors)
+        where = f" in {directory}" if directory is not None else ""
+        head = f"{len(self.errors)} error{'s' if len(self.errors) != 1 else ''} in the hardware registry{where}:"
+        super().__init__("\n  ".join([head, *self.errors]))
+
+
+class UnknownNameError(KeyError):
+    """An entry, spec, source or family that the registry does not have; the message suggests the nearest."""
+
+    def __str__(self) -> str:          # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
+def _nearest(name: str, known: Iterable[str]) -> str:
+    """' (did you mean a, b?)' or '' — the closest names by difflib."""
+    close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
 @dataclass(frozen=True)
 class Source:
+    """One cited document: what a bibliography line needs."""
     key: str
     title: str
     date: str
+    publisher: str = ""
     url: str = ""
     note: str = ""
 
@@ -32,135 +108,378 @@ class Source:
 @dataclass(frozen=True)
 class Spec:
     """One value with its provenance."""
-    device: str
+    device: str                 # the key of the entry it belongs to (a device or not)
     name: str
     value: float
     unit: str
     kind: str
     source: Source
     where: str
-    caveats: tuple = field(default_factory=tuple)
+    caveats: tuple[str, ...] = field(default_factory=tuple)
+    file: str = ""              # the registry file that defines it
 
-    def cite(self):
+    def cite(self) -> str:
         """'title, where' — for a Sources list or a footnote."""
         return f"{self.source.title}, {self.where}"
 
 
-def _load_files():
-    """Merge [sources] and [devices] of every data/*.toml; a key defined twice is an error."""
-    merged = {"sources": {}, "devices": {}}
-    for path in sorted(DATA_DIR.glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        for key, value in data.get("sources", {}).items():
-            if key in merged["sources"]:
-                raise ValueError(f"{path.name}: source {key!r} is already defined in another registry file")
-            merged["sources"][key] = value
-        for key, dev in data.get("devices", {}).items():
-            # a device may be extended by several files (a chapter's own specs of the H100, say)
-            into = merged["devices"].setdefault(key, {"specs": {}})
-            if "name" in dev:
-                if "name" in into and into["name"] != dev["name"]:
-                    raise ValueError(f"{path.name}: device {key!r} has two names")
-                into["name"] = dev["name"]
-            for name, row in dev.get("specs", {}).items():
-                if name in into["specs"]:
-                    raise ValueError(f"{path.name}: spec {key}.{name} is already defined in another registry file")
-                into["specs"][name] = row
-    for key, dev in merged["devices"].items():
-        if "name" not in dev:
-            raise ValueError(f"device {key!r} has no name in any registry file")
-    return merged
+# ---- usage recording --------------------------------------------------------------------
+
+_USED: dict[tuple[str, str], Spec] = {}
+
+
+def _record(s: Spec) -> Spec:
+    _USED.setdefault((s.device, s.name), s)
+    return s
+
+
+def reset_usage() -> None:
+    """Forget which specs were read (a chapter calls this before its first cell that reads one)."""
+    _USED.clear()
+
+
+def used_specs() -> list[Spec]:
+    """Each Spec read through :func:`spec`, :func:`value` or a :class:`Device` since the last
+    :func:`reset_usage`, once, in the order first read.
+
+    >>> reset_usage(); _ = value("h100_sxm5", "sm_count"); _ = spec("h100_sxm5", "mem_bw_Bps")
+    >>> _ = value("h100_sxm5", "sm_count")
+    >>> [(s.device, s.name) for s in used_specs()]
+    [('h100_sxm5', 'sm_count'), ('h100_sxm5', 'mem_bw_Bps')]
+    """
+    return list(_USED.values())
+
+
+class _SpecView(Mapping[str, Spec]):
+    """A device's specs, read-only; reading one records its use."""
+
+    def __init__(self, device: str, specs: dict[str, Spec]) -> None:
+        self._device = device
+        self._specs = specs
+
+    def __getitem__(self, name: str) -> Spec:
+        if name not in self._specs:
+            raise UnknownNameError(f"{self._device!r} has no spec {name!r}{_nearest(name, self._specs)}; "
+                                   f"it has: {', '.join(sorted(self._specs))}")
+        return _record(self._specs[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __repr__(self) -> str:
+        return f"<specs of {self._device}: {', '.join(self._specs)}>"
+
+
+def _quietly(specs: Mapping[str, Spec]) -> list[Spec]:
+    """Every Spec of a mapping without recording their use."""
+    return list(specs._specs.values()) if isinstance(specs, _SpecView) else list(specs.values())
+
+
+@dataclass(frozen=True)
+class Device:
+    """One registry entry and its specs: a device (an H100 SXM5), or what ``category`` says it
+    is instead (a die, a system, a memory standard, a process, a fab, packaging, software, a
+    teaching assumption). ``family``, ``vendor`` and ``year`` are None where they do not apply."""
+    key: str
+    name: str
+    category: str
+    family: str | None
+    vendor: str | None
+    year: int | None
+    specs: Mapping[str, Spec] = field(compare=False, repr=False)
+    note: str = ""
+    file: str = ""
+
+    def spec(self, name: str) -> Spec:
+        """The :class:`Spec` ``name`` of this entry (recorded as used)."""
+        return self.specs[name]
+
+    def value(self, name: str) -> float:
+        """Just the number of :meth:`spec`."""
+        return self.spec(name).value
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The loaded, checked registry of one folder."""
+    directory: Path
+    sources: Mapping[str, Source]
+    entries: Mapping[str, Device]
+
+    def entry(self, key: str) -> Device:
+        if key not in self.entries:
+            raise UnknownNameError(f"unknown registry entry {key!r}{_nearest(key, self.entries)}; "
+                                   f"the registry has: {', '.join(sorted(self.entries))}")
+        return self.entries[key]
+
+    def source(self, key: str) -> Source:
+        if key not in self.sources:
+            raise UnknownNameError(f"unknown source {key!r}{_nearest(key, self.sources)}; "
+                                   f"the registry has: {', '.join(sorted(self.sources))}")
+        return self.sources[key]
+
+    def spec(self, key: str, name: str) -> Spec:
+        return self.entry(key).spec(name)
+
+    def devices(self, family: str | None = None, category: str | None = "device") -> list[Device]:
+        if category is not None and category not in CATEGORIES:
+            raise UnknownNameError(f"unknown category {category!r}{_nearest(category, CATEGORIES)}; "
+                                   f"categories: {', '.join(CATEGORIES)}")
+        found = [d for d in self.entries.values() if category is None or d.category == category]
+        if family is not None:
+            families = {d.family for d in self.entries.values() if d.family}
+            if family not in families:
+                raise UnknownNameError(f"unknown family {family!r}{_nearest(family, families)}; "
+                                       f"families: {', '.join(sorted(families))}")
+            found = [d for d in found if d.family == family]
+        order = {key: i for i, key in enumerate(self.entries)}      # file order breaks ties
+        return sorted(found, key=lambda d: (d.year if d.year is not None else 10_000, order[d.key]))
+
+    def all_specs(self) -> list[Spec]:
+        return [s for d in self.entries.values() for s in _quietly(d.specs)]
+
+
+# ---- loading and checking ---------------------------------------------------------------
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _check_fields(table: Any, allowed: dict[str, bool], where: str, errors: list[str]) -> bool:
+    """Unknown and missing fields of one table; False when it is not a table at all."""
+    if not isinstance(table, dict):
+        errors.append(f"{where}: expected a table, got {type(table).__name__} {table!r}")
+        return False
+    for name in table:
+        if name not in allowed:
+            errors.append(f"{where}: unknown field {name!r}{_nearest(name, allowed)}; "
+                          f"allowed: {', '.join(allowed)}")
+    for name, required in allowed.items():
+        if required and name not in table:
+            errors.append(f"{where}: missing field {name!r}")
+    return True
+
+
+def _string(table: dict[str, Any], name: str, where: str, errors: list[str], empty_ok: bool = False) -> str:
+    x = table.get(name, "")
+    if not isinstance(x, str):
+        errors.append(f"{where}: {name} must be a string, got {type(x).__name__} {x!r}")
+        return ""
+    if not empty_ok and name in table and not x.strip():
+        errors.append(f"{where}: {name} is empty")
+    return x
+
+
+def _load_source(key: str, table: Any, where: str, errors: list[str]) -> Source | None:
+    if not _check_fields(table, _SOURCE_FIELDS, where, errors):
+        return None
+    fields = {n: _string(table, n, where, errors, empty_ok=not req) for n, req in _SOURCE_FIELDS.items()}
+    url = fields["url"]
+    if url and not url.startswith(("https://", "http://")):
+        errors.append(f"{where}: url must start with https:// or http://, got {url!r}")
+    return Source(key=key, **fields)
+
+
+def _load_spec(entry: str, category: str, name: str, row: Any, file: str,
+               sources: Mapping[str, Source], errors: list[str]) -> Spec | None:
+    where = f"{file}: {entry}.{name}"
+    n = len(errors)
+    if not _check_fields(row, _SPEC_FIELDS, where, errors):
+        return None
+    x = row.get("value")
+    if "value" in row and not _is_number(x):
+        errors.append(f"{where}: value must be a number, got {type(x).__name__} {x!r}")
+    elif "value" in row and not math.isfinite(x):
+        errors.append(f"{where}: value must be finite, got {x!r}")
+    unit = _string(row, "unit", where, errors)
+    if unit and unit not in UNITS:
+        errors.append(f"{where}: unknown unit {unit!r}{_nearest(unit, UNITS)}; add it to hardware.UNITS "
+                      f"if it is new")
+    kind = _string(row, "kind", where, errors)
+    if kind and kind not in KINDS:
+        errors.append(f"{where}: unknown kind {kind!r}{_nearest(kind, KINDS)}; kinds: {', '.join(KINDS)}")
+    if kind and (kind == "teaching") != (category == "assumption"):
+        errors.append(f"{where}: kind {kind!r} in an entry of category {category!r}: teaching values "
+                      f"live in entries of category 'assumption', and only they do")
+    source = _string(row, "source", where, errors)
+    if source and source not in sources:
+        errors.append(f"{where}: unknown source {source!r}{_nearest(source, sources)}; "
+                      f"sources are defined in {SOURCES_FILE}")
+    text = _string(row, "where", where, errors)
+    caveats = row.get("caveats", [])
+    if not isinstance(caveats, list):
+        errors.append(f"{where}: caveats must be a list of strings, got {type(caveats).__name__} {caveats!r}")
+    else:
+        for c in caveats:
+            if not isinstance(c, str) or not c.strip():
+                errors.append(f"{where}: caveats must be non-empty strings, got {c!r}")
+    if len(errors) > n:
+        return None
+    return Spec(device=entry, name=name, value=float(x), unit=unit, kind=kind, source=sources[source],
+                where=text, caveats=tuple(caveats), file=file)
+
+
+def _load_entry(key: str, table: Any, file: str, sources: Mapping[str, Source],
+                errors: list[str]) -> Device | None:
+    where = f"{file}: {key}"
+    n = len(errors)
+    if not _check_fields(table, _ENTRY_FIELDS, where, errors):
+        return None
+    _string(table, "name", where, errors)
+    category = _string(table, "category", where, errors)
+    if "category" in table and category not in CATEGORIES:
+        errors.append(f"{where}: unknown category {category!r}{_nearest(category, CATEGORIES)}; "
+                      f"categories: {', '.join(CATEGORIES)}")
+    for name in ("family", "vendor"):
+        _string(table, name, where, errors)
+        if category in HARDWARE_CATEGORIES and name not in table:
+            errors.append(f"{where}: a {category} needs a {name}")
+    year = table.get("year")
+    if year is not None and (not isinstance(year, int) or isinstance(year, bool) or not 1950 <= year <= 2100):
+        errors.append(f"{where}: year must be a year like 2022, got {year!r}")
+    if category in HARDWARE_CATEGORIES and year is None:
+        errors.append(f"{where}: a {category} needs a year (it orders the generations)")
+    _string(table, "note", where, errors, empty_ok=True)
+    rows = table.get("specs", {})
+    specs: dict[str, Spec] = {}
+    if not isinstance(rows, dict) or ("specs" in table and not rows):
+        errors.append(f"{where}: specs must be a non-empty table of [entries.{key}.specs.<name>]")
+        rows = {}
+    for name, row in rows.items():
+        s = _load_spec(key, category, name, row, file, sources, errors)
+        if s is not None:
+            specs[name] = s
+    if len(errors) > n:
+        return None
+    return Device(key=key, name=table["name"], category=category, family=table.get("family"),
+                  vendor=table.get("vendor"), year=year, specs=_SpecView(key, specs),
+                  note=table.get("note", ""), file=file)
+
+
+def load(directory: str | Path = REGISTRY_DIR) -> Registry:
+    """Read and check every ``*.toml`` of ``directory``: ``sources.toml`` and the entry files.
+
+    Raises :class:`RegistryError` listing every problem, each naming the file, the entry and
+    the spec: an unknown or missing field, a value that is not a finite number (a bool is not
+    one), an unknown unit, kind, source or category, an empty ``where``, caveats that are not a
+    list of strings, an entry or a spec defined in two files (both named).
+    """
+    directory = Path(directory)
+    errors: list[str] = []
+    paths = sorted(directory.glob("*.toml")) if directory.is_dir() else []
+    if not paths:
+        raise RegistryError([f"{directory}: no registry files (*.toml) here"])
+    data: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        try:
+            data[path.name] = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            errors.append(f"{path.name}: not valid TOML: {e}")
+    if SOURCES_FILE not in {p.name for p in paths}:
+        errors.append(f"{SOURCES_FILE}: missing; every source is defined there")
+
+    sources: dict[str, Source] = {}
+    for file, d in data.items():
+        expected = "sources" if file == SOURCES_FILE else "entries"
+        for table in d:
+            if table != expected:
+                errors.append(f"{file}: unknown table [{table}]; this file holds [{expected}.<key>] tables"
+                              + (f" ([sources] belong in {SOURCES_FILE})" if table == "sources" else ""))
+    for key, table in data.get(SOURCES_FILE, {}).get("sources", {}).items():
+        s = _load_source(key, table, f"{SOURCES_FILE}: source {key}", errors)
+        if s is not None:
+            sources[key] = s
+
+    # Where each entry is defined; an entry lives in one file, its home (the one that names it).
+    found: dict[str, list[tuple[str, Any]]] = {}
+    for file, d in data.items():
+        if file != SOURCES_FILE:
+            for key, table in d.get("entries", {}).items():
+                found.setdefault(key, []).append((file, table))
+    entries: dict[str, Device] = {}
+    for key, places in found.items():
+        home, table = next((p for p in places if isinstance(p[1], dict) and ("name" in p[1] or "category" in p[1])),
+                           places[0])
+        home_specs = table.get("specs", {}) if isinstance(table, dict) else {}
+        for file, other in places:
+            if file == home:
+                continue
+            other_specs = other.get("specs", {}) if isinstance(other, dict) else {}
+            both = [n for n in other_specs if n in home_specs]
+            for n in both:
+                errors.append(f"{file}: {key}.{n}: spec defined twice, here and in {home}")
+            if not both:
+                errors.append(f"{file}: {key}: entry already defined in {home}; keep one entry's specs "
+                              f"in one file")
+        dev = _load_entry(key, table, home, sources, errors)
+        if dev is not None:
+            entries[key] = dev
+    if errors:
+        raise RegistryError(errors, directory)
+    return Registry(directory=directory, sources=MappingProxyType(sources),
+                    entries=MappingProxyType(entries))
 
 
 @lru_cache(maxsize=1)
-def _registry():
-    data = _load_files()
-    sources = {k: Source(key=k, **v) for k, v in data["sources"].items()}
-    devices = {}
-    for dev_key, dev in data["devices"].items():
-        specs = {}
-        for name, row in dev["specs"].items():
-            if row["kind"] not in KINDS:
-                raise ValueError(f"{DATA_FILE.name}: {dev_key}.{name} has unknown kind {row['kind']!r}")
-            if row["source"] not in sources:
-                raise ValueError(f"{DATA_FILE.name}: {dev_key}.{name} cites unknown source {row['source']!r}")
-            specs[name] = Spec(device=dev_key, name=name, value=float(row["value"]), unit=row["unit"],
-                               kind=row["kind"], source=sources[row["source"]], where=row["where"],
-                               caveats=tuple(row.get("caveats", ())))
-        devices[dev_key] = {"name": dev["name"], "specs": specs}
-    return devices
+def registry() -> Registry:
+    """The course's registry, ``data/registry/``, loaded once."""
+    return load(REGISTRY_DIR)
 
 
-def devices():
-    """Keys of every device in the registry."""
-    return sorted(_registry())
+# ---- the API the chapters use -----------------------------------------------------------
+
+def entry(key: str) -> Device:
+    """Any registry entry (a device, a die, a fab, a teaching assumption...) as a :class:`Device`.
+
+    >>> entry("tsmc_n5").category
+    'process'
+    """
+    return registry().entry(key)
 
 
-def device_name(device):
-    """The device's display name, e.g. 'NVIDIA H100 SXM5'."""
-    return _device(device)["name"]
+def devices(family: str | None = None, category: str | None = "device") -> list[Device]:
+    """The entries of ``category`` (all categories if None), of ``family`` if given, oldest first
+    (by ``year``; the order of the registry files breaks ties).
+
+    >>> [d.key for d in devices()][:4]
+    ['v100_sxm2', 'a100_sxm4_40gb', 'grace', 'h100_sxm5']
+    >>> [(d.key, d.category) for d in devices("ampere", category=None)]
+    [('ga100_die', 'die'), ('a100_sxm4_40gb', 'device')]
+    """
+    return registry().devices(family, category)
 
 
-def _device(device):
-    reg = _registry()
-    if device not in reg:
-        raise KeyError(f"unknown device {device!r}; the registry has: {', '.join(sorted(reg))}")
-    return reg[device]
+def device_name(device: str) -> str:
+    """The entry's display name, e.g. 'NVIDIA H100 SXM5'."""
+    return entry(device).name
 
 
-def spec(device, name):
-    """The :class:`Spec` ``name`` of ``device`` (value, unit, kind, source, caveats)."""
-    specs = _device(device)["specs"]
-    if name not in specs:
-        raise KeyError(f"device {device!r} has no spec {name!r}; it has: {', '.join(sorted(specs))}")
-    return specs[name]
+def spec(device: str, name: str) -> Spec:
+    """The :class:`Spec` ``name`` of entry ``device`` (value, unit, kind, source, caveats)."""
+    return entry(device).spec(name)
 
 
-def value(device, name):
+def value(device: str, name: str) -> float:
     """Just the number of :func:`spec`."""
     return spec(device, name).value
 
 
-def specs_used():
-    """Every Spec, for tests and for a chapter's Sources list."""
-    return [s for d in _registry().values() for s in d["specs"].values()]
+def source(key: str) -> Source:
+    """The :class:`Source` ``key`` of ``sources.toml``."""
+    return registry().source(key)
 
 
-# ---- derived values ---------------------------------------------------------------------
-
-def peak_flop_s(sm_count, flop_per_clock_per_sm, clock_hz):
-    """Peak FLOP/s = SMs x FLOP per clock per SM x clock.
-
-    H100 SXM5 dense BF16: 132 x 4,096 x 1.83 GHz = 989.4 TFLOPS (whitepaper V1.04, Table 1).
-
-    >>> round(peak_flop_s(132, 4096, 1.83e9) / 1e12, 1)
-    989.4
-    """
-    return (_check.count("sm_count", sm_count, "SMs")
-            * _check.positive("flop_per_clock_per_sm", flop_per_clock_per_sm, "FLOP per clock per SM")
-            * _check.positive("clock_hz", clock_hz, "Hz"))
+def sources() -> list[Source]:
+    """Every source, in the order of ``sources.toml``."""
+    return list(registry().sources.values())
 
 
-def implied_clock_hz(peak, sm_count, flop_per_clock_per_sm):
-    """The clock a published peak assumes: peak / (SMs x FLOP per clock per SM).
-
-    >>> round(implied_clock_hz(989.4e12, 132, 4096) / 1e6)
-    1830
-    """
-    return (_check.positive("peak", peak, "FLOP/s")
-            / (_check.count("sm_count", sm_count, "SMs")
-               * _check.positive("flop_per_clock_per_sm", flop_per_clock_per_sm, "FLOP per clock per SM")))
-
-
-def hbm_bandwidth_Bps(stacks, bits_per_stack, clock_hz, transfers_per_clock=2):
-    """HBM bandwidth = stacks x bits per stack x clock x transfers per clock / 8.
-
-    H100 SXM5: 5 stacks x 1,024 bits x 2,619 MHz x 2 (DDR) / 8 = 3,352 GB/s.
-
-    >>> round(hbm_bandwidth_Bps(5, 1024, 2619e6) / 1e9, 1)
-    3352.3
-    """
-    return (_check.count("stacks", stacks, "HBM stacks")
-            * _check.count("bits_per_stack", bits_per_stack, "bits")
-            * _check.positive("clock_hz", clock_hz, "Hz")
-            * _check.count("transfers_per_clock", transfers_per_clock, "transfers")) / 8
+def all_specs() -> list[Spec]:
+    """Every Spec of every entry, in file order (for tests; reading them records nothing)."""
+    return registry().all_specs()

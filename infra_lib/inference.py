@@ -22,36 +22,41 @@ class Accelerator:
     flop_efficiency: float = 1.0
     bw_efficiency: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.positive("peak_flop_s", self.peak_flop_s, "FLOP/s")
         _check.positive("mem_bw_Bps", self.mem_bw_Bps, "bytes/s")
         _check.fraction("flop_efficiency", self.flop_efficiency)
         _check.fraction("bw_efficiency", self.bw_efficiency)
 
     @classmethod
-    def from_registry(cls, device, flop_efficiency=None, bw_efficiency=None):
-        """Peaks from the registry; efficiencies from it too when it has them, else 1.0."""
-        def eff(name, given):
-            if given is not None:
-                return given
-            try:
-                return hardware.value(device, name)
-            except KeyError:
-                return 1.0
+    def from_registry(cls, device: str, flop_efficiency: float | None = None,
+                      bw_efficiency: float | None = None) -> "Accelerator":
+        """Peaks from the registry; efficiencies given here, else from the registry.
+
+        A device with no efficiency spec in the registry needs the efficiency passed in: a
+        misspelled or missing spec raises :class:`KeyError` naming it instead of turning into 1.0.
+        """
+        def eff(name: str, given: float | None) -> float:
+            return hardware.value(device, name) if given is None else given
         return cls(hardware.device_name(device), hardware.value(device, "peak_flop_s"),
                    hardware.value(device, "mem_bw_Bps"),
                    eff("flop_efficiency", flop_efficiency), eff("bw_efficiency", bw_efficiency))
 
+    @classmethod
+    def at_peak(cls, device: str) -> "Accelerator":
+        """The registry's datasheet peaks with both efficiencies 1: the best case, stated as such."""
+        return cls.from_registry(device, flop_efficiency=1.0, bw_efficiency=1.0)
+
     @property
-    def effective_flop_s(self):
+    def effective_flop_s(self) -> float:
         return self.peak_flop_s * self.flop_efficiency
 
     @property
-    def effective_Bps(self):
+    def effective_Bps(self) -> float:
         return self.mem_bw_Bps * self.bw_efficiency
 
     @property
-    def ridge_point(self):
+    def ridge_point(self) -> float:
         """Peak FLOP/s over peak bandwidth (FLOP per byte)."""
         return roofline.ridge_point(self.peak_flop_s, self.mem_bw_Bps)
 
@@ -61,37 +66,39 @@ class Request:
     """One chat request: the model's size, the prompt, and the KV bytes each decode step reads."""
     n_params: float
     prompt_tokens: int
-    kv_bytes: float
+    kv_B: float
     bytes_per_param: float = 2.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.positive("n_params", self.n_params, "parameters")
         _check.count("prompt_tokens", self.prompt_tokens, "tokens")
-        _check.non_negative("kv_bytes", self.kv_bytes, "bytes")
+        _check.non_negative("kv_B", self.kv_B, "bytes")
         _check.positive("bytes_per_param", self.bytes_per_param, "bytes per parameter")
 
     @property
-    def weight_bytes(self):
+    def weight_B(self) -> float:
+        """Bytes of weights: parameters x bytes per parameter."""
         return self.n_params * self.bytes_per_param
 
     @property
-    def flops_per_token(self):
+    def flops_per_token(self) -> float:
         """2N: the attention term is left out, as in the seed (it is ~1.6% at context 1,000)."""
         return forward_flops_per_token(self.n_params)
 
 
 @dataclass(frozen=True)
 class Prefill:
+    """Prefill of one prompt: its FLOPs, their time at eta_F F, and one read of the weights."""
     flops: float
     compute_s: float
     weight_read_s: float
 
     @property
-    def time_s(self):
+    def time_s(self) -> float:
         return max(self.compute_s, self.weight_read_s)
 
     @property
-    def bound(self):
+    def bound(self) -> str:
         return "compute" if self.compute_s >= self.weight_read_s else "memory"
 
 
@@ -100,52 +107,55 @@ class DecodeStep:
     """One decode step for ``batch`` requests that share one read of the weights."""
     batch: int
     flops: float
-    weight_bytes: float
-    kv_bytes: float
+    weight_B: float
+    kv_B: float
     compute_s: float
     memory_s: float
 
     @property
-    def bytes(self):
-        return self.weight_bytes + self.kv_bytes
+    def read_B(self) -> float:
+        """Bytes read in the step: the weights once plus every request's KV cache."""
+        return self.weight_B + self.kv_B
 
     @property
-    def time_s(self):
+    def time_s(self) -> float:
         """The slower of arithmetic and memory traffic."""
         return max(self.compute_s, self.memory_s)
 
     @property
-    def inter_token_latency_s(self):
+    def inter_token_latency_s(self) -> float:
         """Each request gets one token per step."""
         return self.time_s
 
     @property
-    def throughput_tok_s(self):
+    def throughput_tok_s(self) -> float:
         return self.batch / self.time_s
 
     @property
-    def kv_share(self):
+    def kv_share(self) -> float:
         """Fraction of the bytes read that are KV cache."""
-        return self.kv_bytes / self.bytes
+        return self.kv_B / self.read_B
 
     @property
-    def intensity(self):
-        return roofline.arithmetic_intensity(self.flops, self.bytes)
+    def intensity(self) -> float:
+        return roofline.arithmetic_intensity(self.flops, self.read_B)
 
     @property
-    def bound(self):
+    def bound(self) -> str:
         return "compute" if self.compute_s >= self.memory_s else "memory"
 
 
-def _check_pair(request, acc):
+def _check_pair(request: object, acc: object) -> None:
     if not isinstance(request, Request):
         raise TypeError(f"request must be an infra_lib.inference.Request, got {request!r}")
     if not isinstance(acc, Accelerator):
         raise TypeError(f"acc must be an infra_lib.inference.Accelerator, got {acc!r}")
 
 
-def prefill(request, acc):
+def prefill(request: Request, acc: Accelerator) -> Prefill:
     """Prefill of one prompt: 2 N P FLOPs at eta_F F, against one read of the weights at eta_B BW.
+
+    Equation eq-prefill-decode-time (left) in chapter 0 (the overview).
 
     >>> p = prefill(teaching_request(), teaching_gpu())
     >>> round(p.compute_s * 1e3, 1), round(p.weight_read_s * 1e3, 2), p.bound
@@ -154,26 +164,28 @@ def prefill(request, acc):
     _check_pair(request, acc)
     flops = request.flops_per_token * request.prompt_tokens
     return Prefill(flops=flops, compute_s=flops / acc.effective_flop_s,
-                   weight_read_s=request.weight_bytes / acc.effective_Bps)
+                   weight_read_s=request.weight_B / acc.effective_Bps)
 
 
-def decode_step(request, acc, batch=1):
+def decode_step(request: Request, acc: Accelerator, batch: int = 1) -> DecodeStep:
     """One decode step for ``batch`` similar requests: weights read once, KV read per request.
 
+    Equation eq-prefill-decode-time (right) in chapter 0 (the overview).
+
     >>> s = decode_step(teaching_request(), teaching_gpu(), batch=32)
-    >>> round(s.bytes / 1e9, 1), round(s.time_s * 1e3, 1), round(s.throughput_tok_s)
+    >>> round(s.read_B / 1e9, 1), round(s.time_s * 1e3, 1), round(s.throughput_tok_s)
     (25.6, 12.2, 2625)
     """
     _check_pair(request, acc)
     batch = _check.count("batch", batch, "requests")
     flops = request.flops_per_token * batch
-    kv = request.kv_bytes * batch
-    return DecodeStep(batch=batch, flops=flops, weight_bytes=request.weight_bytes, kv_bytes=kv,
+    kv = request.kv_B * batch
+    return DecodeStep(batch=batch, flops=flops, weight_B=request.weight_B, kv_B=kv,
                       compute_s=flops / acc.effective_flop_s,
-                      memory_s=(request.weight_bytes + kv) / acc.effective_Bps)
+                      memory_s=(request.weight_B + kv) / acc.effective_Bps)
 
 
-def compute_bound_batch(request, acc):
+def compute_bound_batch(request: Request, acc: Accelerator) -> float:
     """The batch size at which a decode step's arithmetic catches up with its memory traffic.
 
     Solve B x 2N / (eta_F F) = (B_W + B x B_KV) / (eta_B BW) for B. Each extra request adds
@@ -188,13 +200,13 @@ def compute_bound_batch(request, acc):
     """
     _check_pair(request, acc)
     flop_s_per_request = request.flops_per_token / acc.effective_flop_s
-    kv_s_per_request = request.kv_bytes / acc.effective_Bps
+    kv_s_per_request = request.kv_B / acc.effective_Bps
     if flop_s_per_request <= kv_s_per_request:
         return float("inf")
-    return request.weight_bytes / acc.effective_Bps / (flop_s_per_request - kv_s_per_request)
+    return request.weight_B / acc.effective_Bps / (flop_s_per_request - kv_s_per_request)
 
 
-def min_token_time_s(weight_bytes, mem_bw_Bps):
+def min_token_time_s(weight_B: float, mem_bw_Bps: float) -> float:
     """The floor on a decode step: every weight byte read once at full bandwidth.
 
     8B parameters in BF16 on an H100 SXM5: 16 GB / 3.352 TB/s = 4.8 ms, so at most ~210 tokens/s.
@@ -202,16 +214,16 @@ def min_token_time_s(weight_bytes, mem_bw_Bps):
     >>> round(min_token_time_s(16e9, 3352e9) * 1e3, 2)
     4.77
     """
-    return _check.positive("weight_bytes", weight_bytes, "bytes") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+    return _check.positive("weight_B", weight_B, "bytes") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
 
 
-def teaching_request():
+def teaching_request() -> Request:
     """The seed's request: 8B parameters in BF16, a 2,000-token prompt, up to 0.3 GB of KV."""
     v = lambda name: hardware.value("teaching_request", name)
     return Request(n_params=v("n_params"), prompt_tokens=int(v("prompt_tokens")),
-                   kv_bytes=v("kv_bytes_per_request"), bytes_per_param=v("bytes_per_param"))
+                   kv_B=v("kv_bytes_per_request"), bytes_per_param=v("bytes_per_param"))
 
 
-def teaching_gpu():
+def teaching_gpu() -> Accelerator:
     """The seed's GPU: 1,000 TFLOPS at 50%, 3 TB/s at 70% (teaching assumptions)."""
     return Accelerator.from_registry("teaching_gpu")

@@ -4,6 +4,7 @@ Vendors quote links three ways: NVLink and PCIe as the sum of both directions, n
 bits per second, HBM as one shared bus (reads and writes take turns). The ladder below turns
 each quote into the one number you can compare: bytes per second in one direction.
 """
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import hardware, units
@@ -11,6 +12,7 @@ from . import hardware, units
 
 @dataclass(frozen=True)
 class Link:
+    """One link as the vendor quotes it, and the same link in bytes per second per direction."""
     key: str
     quoted: float        # the number as the vendor prints it
     quoted_unit: str     # 'GB/s' or 'Gb/s'
@@ -19,7 +21,7 @@ class Link:
     source: str
 
 
-def dgx_h100_ladder():
+def dgx_h100_ladder() -> list[Link]:
     """HBM -> NVLink -> PCIe Gen5 x16 -> one 400 Gb/s NIC, each per direction, for one H100 in a DGX H100.
 
     >>> [round(l.per_direction_Bps / 1e9) for l in dgx_h100_ladder()]
@@ -40,7 +42,7 @@ def dgx_h100_ladder():
     ]
 
 
-def step_ratios(ladder):
+def step_ratios(ladder: Sequence[Link]) -> list[float]:
     """How many times faster each link is than the next one out.
 
     >>> [round(r, 2) for r in step_ratios(dgx_h100_ladder())]
@@ -49,33 +51,33 @@ def step_ratios(ladder):
     return [a.per_direction_Bps / b.per_direction_Bps for a, b in zip(ladder, ladder[1:])]
 
 
-def nvlink_per_direction_from_links():
+def h100_nvlink_per_direction_Bps() -> float:
     """18 links x 25 GB/s each way = 450 GB/s (H100 whitepaper section 4.7).
 
-    >>> nvlink_per_direction_from_links() / 1e9
+    >>> h100_nvlink_per_direction_Bps() / 1e9
     450.0
     """
     return (hardware.value("h100_sxm5", "nvlink_links")
             * hardware.value("h100_sxm5", "nvlink_link_Bps_per_direction"))
 
 
-def pcie_gen5_x16_payload_Bps():
+def pcie_gen5_x16_payload_Bps() -> float:
     """32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s per direction, before protocol overhead.
 
     >>> round(pcie_gen5_x16_payload_Bps() / 1e9, 1)
     63.0
     """
     v = lambda name: hardware.value("dgx_h100", name)
-    return units.serial_link_Bps(v("pcie_transfer_rate"), v("pcie_lanes"),
+    return units.serial_link_Bps(v("pcie_transfer_rate"), int(v("pcie_lanes")),
                                  v("pcie_payload_bits") / v("pcie_line_bits"))
 
 
-def naive_ratio(a, b):
+def naive_ratio(a: Link, b: Link) -> float:
     """The ratio you get by dividing the printed numbers, ignoring units and directions."""
     return a.quoted / b.quoted
 
 
-def true_ratio(a, b):
+def true_ratio(a: Link, b: Link) -> float:
     """The ratio of bytes per second per direction."""
     return a.per_direction_Bps / b.per_direction_Bps
 

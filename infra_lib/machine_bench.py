@@ -23,8 +23,10 @@ import math
 import os
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import _check, roofline, units
 
@@ -38,8 +40,10 @@ MAX_REPS = 200
 DEFAULT_COPY_B = 64 * 2**20    # src + dst = 128 MiB: more than the last-level cache of most CPUs
 FLOAT32_B = 4
 
+Clock = Callable[[], float]
 
-def _clock(clock):
+
+def _clock(clock: Clock) -> Clock:
     if not callable(clock):
         raise TypeError(f"clock must be a callable returning seconds (like time.perf_counter), got {clock!r}")
     return clock
@@ -51,9 +55,9 @@ class Timing:
     name: str
     work: float
     unit: str
-    times_s: tuple
+    times_s: tuple[float, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check.positive("work", self.work, self.unit)
         if not self.times_s:
             raise ValueError("times_s must hold at least one repetition")
@@ -61,24 +65,25 @@ class Timing:
             _check.positive(f"times_s[{i}]", t, "s (a clock that did not advance cannot time anything)")
 
     @property
-    def reps(self):
+    def reps(self) -> int:
         return len(self.times_s)
 
     @property
-    def best_s(self):
+    def best_s(self) -> float:
         return min(self.times_s)
 
     @property
-    def total_s(self):
+    def total_s(self) -> float:
         return sum(self.times_s)
 
     @property
-    def rate(self):
+    def rate(self) -> float:
         """Work per second of the best repetition (bytes/s or FLOP/s)."""
         return self.work / self.best_s
 
 
-def time_repeats(fn, max_time_s, max_reps, clock=time.perf_counter):
+def time_repeats(fn: Callable[[], object], max_time_s: float, max_reps: int,
+                 clock: Clock = time.perf_counter) -> tuple[float, ...]:
     """Call ``fn`` until the timed calls add up to ``max_time_s`` or ``max_reps`` calls; at least one.
 
     Returns the duration of each call, in seconds.
@@ -96,7 +101,8 @@ def time_repeats(fn, max_time_s, max_reps, clock=time.perf_counter):
     if reps > MAX_REPS:
         raise ValueError(f"max_reps must be at most {MAX_REPS}, got {reps}")
     clock = _clock(clock)
-    times, total = [], 0.0
+    times: list[float] = []
+    total = 0.0
     while len(times) < reps and total < budget:
         t0 = clock()
         fn()
@@ -106,41 +112,43 @@ def time_repeats(fn, max_time_s, max_reps, clock=time.perf_counter):
     return tuple(times)
 
 
-def _copy_bytes(n_bytes):
-    n = _check.count("n_bytes", n_bytes, "bytes")
+def _copy_size_B(size_B: int, name: str = "size_B") -> int:
+    n = _check.count(name, size_B, "bytes")
     if not MIN_COPY_B <= n <= MAX_COPY_B:
-        raise ValueError(f"n_bytes must be between {MIN_COPY_B:,.0f} and {MAX_COPY_B:,.0f} bytes, got {n:,}")
+        raise ValueError(f"{name} must be between {MIN_COPY_B:,.0f} and {MAX_COPY_B:,.0f} bytes, got {n:,}")
     return n
 
 
-def copy_bandwidth(n_bytes=DEFAULT_COPY_B, max_time_s=0.3, max_reps=20, clock=time.perf_counter, _buffers=None):
-    """Copy ``n_bytes`` from one array to another; work = 2 x n_bytes (read + written) per repetition."""
+def copy_bandwidth(size_B: int = DEFAULT_COPY_B, max_time_s: float = 0.3, max_reps: int = 20,
+                   clock: Clock = time.perf_counter, _buffers: tuple[Any, Any] | None = None) -> Timing:
+    """Copy ``size_B`` from one array to another; work = 2 x size_B (read + written) per repetition."""
     import numpy as np
-    n = _copy_bytes(n_bytes)
+    n = _copy_size_B(size_B)
     src, dst = _buffers if _buffers is not None else (np.ones(n, dtype=np.uint8), np.empty(n, dtype=np.uint8))
     np.copyto(dst, src)  # warm-up: faults in dst's pages
     times = time_repeats(lambda: np.copyto(dst, src), max_time_s, max_reps, clock)
     return Timing("copy", 2.0 * n, "B", times)
 
 
-def matvec_side(n_bytes):
-    """Side of the largest square float32 matrix that fits in ``n_bytes``.
+def matvec_side(size_B: int) -> int:
+    """Side of the largest square float32 matrix that fits in ``size_B``.
 
     >>> matvec_side(64 * 2**20)
     4096
     """
-    return math.isqrt(_copy_bytes(n_bytes) // FLOAT32_B)
+    return math.isqrt(_copy_size_B(size_B) // FLOAT32_B)
 
 
-def read_bandwidth(n_bytes=DEFAULT_COPY_B, max_time_s=0.1, max_reps=20, clock=time.perf_counter, _buffer=None):
-    """Stream a float32 matrix filling ``n_bytes`` through a matrix-vector product (BLAS sgemv).
+def read_bandwidth(size_B: int = DEFAULT_COPY_B, max_time_s: float = 0.1, max_reps: int = 20,
+                   clock: Clock = time.perf_counter, _buffer: Any = None) -> Timing:
+    """Stream a float32 matrix filling ``size_B`` through a matrix-vector product (BLAS sgemv).
 
     Each repetition reads the n x n matrix once (plus two n-vectors): 4 (n^2 + 2n) bytes for
     2 n^2 FLOP, about 0.5 FLOP per byte, far below any CPU's ridge point, so its time is the
     time to read the matrix. Like a decode step, it only reads.
     """
     import numpy as np
-    side = matvec_side(n_bytes)
+    side = matvec_side(size_B)
     if _buffer is None:
         _buffer = np.ones(side * side * FLOAT32_B, dtype=np.uint8)
     a = _buffer[: side * side * FLOAT32_B].view(np.float32).reshape(side, side)
@@ -151,7 +159,7 @@ def read_bandwidth(n_bytes=DEFAULT_COPY_B, max_time_s=0.1, max_reps=20, clock=ti
     return Timing("read", float(FLOAT32_B * (side * side + 2 * side)), "B", times)
 
 
-def choose_matmul_n(probe_flop_s, target_s, max_n=2048):
+def choose_matmul_n(probe_flop_s: float, target_s: float, max_n: int = 2048) -> int:
     """The matmul side whose 2 n^3 FLOP take about ``target_s`` at ``probe_flop_s``, rounded down
     to a multiple of 64 and clamped to [64, max_n].
 
@@ -167,7 +175,7 @@ def choose_matmul_n(probe_flop_s, target_s, max_n=2048):
     return max(MIN_MATMUL_N, min(cap, n))
 
 
-def matmul_intensity(n):
+def matmul_intensity(n: int) -> float:
     """FLOP per byte of an n x n float32 matmul that reads A and B and writes C once: n / 6.
 
     >>> matmul_intensity(1536)
@@ -177,7 +185,8 @@ def matmul_intensity(n):
     return 2.0 * n**3 / (3 * FLOAT32_B * n * n)
 
 
-def matmul_flop_s(n=None, max_time_s=0.4, max_reps=20, max_n=2048, clock=time.perf_counter):
+def matmul_flop_s(n: int | None = None, max_time_s: float = 0.4, max_reps: int = 20, max_n: int = 2048,
+                  clock: Clock = time.perf_counter) -> Timing:
     """float32 n x n matmul through numpy's BLAS: 2 n^3 FLOP per repetition.
 
     With ``n=None``, a 512 x 512 probe picks n so one repetition takes about a third of
@@ -202,7 +211,7 @@ def matmul_flop_s(n=None, max_time_s=0.4, max_reps=20, max_n=2048, clock=time.pe
     return Timing("matmul", 2.0 * n**3, "FLOP", times)
 
 
-def cpu_name():
+def cpu_name() -> str:
     """The processor's model name as the OS reports it (Linux /proc/cpuinfo), else platform's guess."""
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
@@ -225,46 +234,46 @@ class Machine:
     matmul: Timing
 
     @property
-    def copy_Bps(self):
+    def copy_Bps(self) -> float:
         """Copy bandwidth, bytes read + bytes written per second."""
         return self.copy.rate
 
     @property
-    def read_Bps(self):
+    def read_Bps(self) -> float:
         """Read-only bandwidth: the roofline's slope."""
         return self.read.rate
 
     @property
-    def flop_s(self):
+    def flop_s(self) -> float:
         """float32 matmul FLOP/s: the roofline's flat roof (measured, not a datasheet peak)."""
         return self.matmul.rate
 
     @property
-    def ridge_point(self):
+    def ridge_point(self) -> float:
         """Measured FLOP/s over measured read bandwidth (FLOP per byte)."""
         return roofline.ridge_point(self.flop_s, self.read_Bps)
 
     @property
-    def matmul_n(self):
+    def matmul_n(self) -> int:
         return round((self.matmul.work / 2) ** (1 / 3))
 
     @property
-    def matmul_intensity(self):
+    def matmul_intensity(self) -> float:
         return matmul_intensity(self.matmul_n)
 
     @property
-    def timed_s(self):
+    def timed_s(self) -> float:
         return self.copy.total_s + self.read.total_s + self.matmul.total_s
 
 
-def measure(copy_B=DEFAULT_COPY_B, copy_time_s=0.12, read_time_s=0.08, matmul_time_s=0.25, max_n=1536,
-            clock=time.perf_counter):
+def measure(copy_B: int = DEFAULT_COPY_B, copy_time_s: float = 0.12, read_time_s: float = 0.08,
+            matmul_time_s: float = 0.25, max_n: int = 1536, clock: Clock = time.perf_counter) -> Machine:
     """Run the three kernels within their time budgets and return a :class:`Machine`.
 
     The read kernel reuses the copy's source buffer, so the benchmark allocates 2 x ``copy_B`` bytes.
     """
     import numpy as np
-    n = _copy_bytes(copy_B)
+    n = _copy_size_B(copy_B, "copy_B")
     src, dst = np.ones(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     copy = copy_bandwidth(n, copy_time_s, 20, clock, _buffers=(src, dst))
     read = read_bandwidth(n, read_time_s, 20, clock, _buffer=src)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from . import _check
 
 
-def forward_flops_per_token(n_params, n_layers=0, n_ctx=0, d_model=0):
+def forward_flops_per_token(n_params: float, n_layers: int = 0, n_ctx: float = 0, d_model: int = 0) -> float:
     """Forward FLOPs per token: 2N + 2 * n_layer * n_ctx * d_model (Kaplan et al. 2020, section 2.1).
 
     >>> forward_flops_per_token(8e9)   # attention term left out
@@ -21,7 +21,7 @@ def forward_flops_per_token(n_params, n_layers=0, n_ctx=0, d_model=0):
     return 2 * n + attention_flops_per_token(n_layers, n_ctx, d_model)
 
 
-def attention_flops_per_token(n_layers, n_ctx, d_model):
+def attention_flops_per_token(n_layers: int, n_ctx: float, d_model: int) -> float:
     """The context-dependent term 2 * n_layer * n_ctx * d_model (Kaplan et al. 2020, Table 1).
 
     >>> attention_flops_per_token(32, 1000, 4096)
@@ -32,13 +32,13 @@ def attention_flops_per_token(n_layers, n_ctx, d_model):
             * _check.count("d_model", d_model, "", minimum=0))
 
 
-def kv_bytes_per_token(n_layers, n_kv_heads, head_dim, bytes_per_value=2):
+def kv_B_per_token(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_value: float = 2) -> float:
     """KV-cache bytes per token = 2 (K and V) x layers x KV heads x head_dim x bytes per value.
 
     With grouped-query attention (GQA) only ``n_kv_heads`` heads are cached, fewer than the
     query heads. Llama-3-8B in BF16: 2 x 32 x 8 x 128 x 2 = 131,072 bytes per token.
 
-    >>> kv_bytes_per_token(32, 8, 128)
+    >>> kv_B_per_token(32, 8, 128)
     131072.0
     """
     return (2.0 * _check.count("n_layers", n_layers, "layers")
@@ -64,7 +64,7 @@ class ModelShape:
     tied_embeddings: bool = False
     source: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("n_layers", "d_model", "n_heads", "n_kv_heads", "d_ff", "vocab"):
             _check.count(name, getattr(self, name))
         if self.n_heads % self.n_kv_heads:
@@ -78,7 +78,7 @@ class ModelShape:
             _check.count("head_dim", self.head_dim)
 
     @property
-    def n_params(self):
+    def n_params(self) -> int:
         """Weights of embeddings, attention (Q, K, V, O), SwiGLU FFN (3 matrices), RMSNorms, LM head."""
         d, hd = self.d_model, self.head_dim
         attn = d * self.n_heads * hd * 2 + d * self.n_kv_heads * hd * 2
@@ -87,17 +87,17 @@ class ModelShape:
         embed = self.vocab * d
         return self.n_layers * per_layer + d + embed * (1 if self.tied_embeddings else 2)
 
-    def weight_bytes(self, bytes_per_param=2):
+    def weight_B(self, bytes_per_param: float = 2) -> float:
         """Bytes of weights at ``bytes_per_param`` (2 for BF16)."""
         return self.n_params * _check.positive("bytes_per_param", bytes_per_param, "bytes")
 
-    def flops_per_token(self, n_ctx=0):
+    def flops_per_token(self, n_ctx: float = 0) -> float:
         """Forward FLOPs per token at context ``n_ctx``: 2N + 2 n_layer n_ctx d_model."""
         return forward_flops_per_token(self.n_params, self.n_layers, n_ctx, self.d_model)
 
-    def kv_bytes_per_token(self, bytes_per_value=2):
+    def kv_B_per_token(self, bytes_per_value: float = 2) -> float:
         """KV-cache bytes per token of context."""
-        return kv_bytes_per_token(self.n_layers, self.n_kv_heads, self.head_dim, bytes_per_value)
+        return kv_B_per_token(self.n_layers, self.n_kv_heads, self.head_dim, bytes_per_value)
 
 
 _LLAMA3_SRC = ("Dubey et al. 2024, 'The Llama 3 Herd of Models', Table 3; "
@@ -111,4 +111,4 @@ LLAMA3_70B = ModelShape("Llama-3-70B", n_layers=80, d_model=8192, n_heads=64, n_
 # Llama-3-8B's layer count and width for the attention term and the KV cache.
 TEACHING_8B_PARAMS = 8e9
 TEACHING_8B_SHAPE = LLAMA3_8B
-PRESETS = {"llama-3-8b": LLAMA3_8B, "llama-3-70b": LLAMA3_70B}
+PRESETS: dict[str, ModelShape] = {"llama-3-8b": LLAMA3_8B, "llama-3-70b": LLAMA3_70B}

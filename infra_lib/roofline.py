@@ -6,16 +6,16 @@ Multicore Architectures", CACM 52(4), 2009: attainable = min(peak, intensity x b
 from . import _check
 
 
-def arithmetic_intensity(flops, n_bytes):
+def arithmetic_intensity(flops: float, moved_B: float) -> float:
     """FLOPs per byte moved to or from memory.
 
     >>> arithmetic_intensity(3.2e13, 16e9)
     2000.0
     """
-    return _check.non_negative("flops", flops, "FLOPs") / _check.positive("n_bytes", n_bytes, "bytes")
+    return _check.non_negative("flops", flops, "FLOPs") / _check.positive("moved_B", moved_B, "bytes")
 
 
-def ridge_point(peak_flop_s, mem_bw_Bps):
+def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
     """The intensity where the two roofs meet: peak / bandwidth, in FLOP per byte.
 
     Teaching GPU: 1e15 / 3e12 = 333; H100 SXM5: 989.4e12 / 3352e9 = 295.
@@ -26,7 +26,7 @@ def ridge_point(peak_flop_s, mem_bw_Bps):
     return _check.positive("peak_flop_s", peak_flop_s, "FLOP/s") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
 
 
-def attainable_flop_s(intensity, peak_flop_s, mem_bw_Bps):
+def attainable_flop_s(intensity: float, peak_flop_s: float, mem_bw_Bps: float) -> float:
     """min(peak, intensity x bandwidth).
 
     >>> attainable_flop_s(1.0, 1e15, 3e12)
@@ -37,7 +37,7 @@ def attainable_flop_s(intensity, peak_flop_s, mem_bw_Bps):
                i * _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s"))
 
 
-def bound(intensity, peak_flop_s, mem_bw_Bps):
+def bound(intensity: float, peak_flop_s: float, mem_bw_Bps: float) -> str:
     """'memory' below the ridge point, 'compute' at or above it.
 
     >>> bound(1.0, 1e15, 3e12), bound(2000, 1e15, 3e12)

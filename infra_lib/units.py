@@ -24,7 +24,7 @@ MS = 1e-3  # seconds in a millisecond
 US = 1e-6  # seconds in a microsecond
 
 
-def bits_to_bytes(bits):
+def bits_to_bytes(bits: float) -> float:
     """Bits (or bits per second) to bytes (or bytes per second): divide by 8.
 
     >>> bits_to_bytes(400e9) / GB   # a 400 Gb/s NIC moves 50 GB/s
@@ -33,16 +33,16 @@ def bits_to_bytes(bits):
     return _check.non_negative("bits", bits, "bits") / BITS_PER_BYTE
 
 
-def bytes_to_bits(n_bytes):
+def bytes_to_bits(n_B: float) -> float:
     """Bytes (or bytes per second) to bits (or bits per second): multiply by 8.
 
     >>> bytes_to_bits(1.0)
     8.0
     """
-    return _check.non_negative("n_bytes", n_bytes, "bytes") * BITS_PER_BYTE
+    return _check.non_negative("n_B", n_B, "bytes") * BITS_PER_BYTE
 
 
-def per_direction(total_bidirectional):
+def per_direction(total_bidirectional: float) -> float:
     """Per-direction bandwidth of a symmetric full-duplex link quoted as a two-way total.
 
     NVIDIA quotes NVLink 4 as 900 GB/s "total bandwidth": 450 GB/s each way
@@ -54,7 +54,7 @@ def per_direction(total_bidirectional):
     return _check.non_negative("total_bidirectional", total_bidirectional, "bytes per second") / 2
 
 
-def bidirectional(per_direction_rate):
+def bidirectional(per_direction_rate: float) -> float:
     """Two-way total of a symmetric full-duplex link (the inverse of :func:`per_direction`).
 
     >>> bidirectional(64e9) / GB
@@ -63,7 +63,7 @@ def bidirectional(per_direction_rate):
     return 2 * _check.non_negative("per_direction_rate", per_direction_rate, "bytes per second")
 
 
-def binary_over_si(prefix):
+def binary_over_si(prefix: str) -> float:
     """How much bigger a binary prefix is than its SI namesake: GiB / GB = 1.074.
 
     >>> round(binary_over_si("G"), 3)
@@ -74,7 +74,7 @@ def binary_over_si(prefix):
     return 2.0 ** (10 * power) / 10.0 ** (3 * power)
 
 
-def serial_link_Bps(transfer_rate_per_s, lanes, encoding_efficiency=1.0):
+def serial_link_Bps(transfer_rate_per_s: float, lanes: int, encoding_efficiency: float = 1.0) -> float:
     """Payload bandwidth of a serial link, one direction: rate x lanes x encoding / 8.
 
     PCIe Gen5 runs 32 GT/s per lane with 128b/130b encoding (PCI-SIG PCIe 5.0 release):

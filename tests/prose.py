@@ -8,7 +8,8 @@ explicitly allowed phrases (front matter ``course: allowed_numbers``) or a citat
 
 Parity: the English and Chinese twins must have identical code cells (except the one cell
 tagged ``edition``), the same glue keys used in the prose, the same figures, the same heading
-structure and the same cross-reference labels.
+structure, the same cross-reference labels (exercise and equation labels included) and the same
+citations.
 """
 import re
 from pathlib import Path
@@ -23,6 +24,12 @@ GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`([^`\n]*)`")
 GLUE_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{glue(?::\w+)?\}\s+(\S+)", re.M)
 LABEL = re.compile(r"^\(([\w-]+)\)=\s*$", re.M)
 NAME_OPTION = re.compile(r"^:name:\s*(\S+)", re.M)
+LABEL_OPTION = re.compile(r"^:label:\s*(\S+)", re.M)                  # {exercise}, {math}
+EQUATION_LABEL = re.compile(r"^\s*\$\$\s*\(([\w-]+)\)\s*$", re.M)        # $$ ... $$ (eq-label)
+CITE_ROLE = re.compile(r"\{cite(?::\w+)?\}`([^`\n]*)`")
+# Directives whose argument is prose (a title): its numbers are checked like the text's.
+TITLED_DIRECTIVES = ("admonition", "exercise")
+DIRECTIVE_LINE = re.compile(r"^(`{3,}|:{3,})\{([\w:-]+)\}(.*)$", re.M)
 HEADING = re.compile(r"^(#{1,6})\s", re.M)
 # What is removed before looking for numbers: code, glue, roles' targets, URLs, HTML, options.
 STRIP = [
@@ -31,9 +38,10 @@ STRIP = [
     re.compile(r"`[^`\n]*`"),                                      # inline code
     re.compile(r"https?://\S+"),
     re.compile(r"<[^>\n]+>"),
-    re.compile(r"^(`{3,}|:{3,})\{[\w:-]+\}.*$", re.M),           # directive lines and their argument
-    re.compile(r"^:[\w-]+:.*$", re.M),                          # directive options
+    # directive lines: see _blank_directive_lines (a title is kept, a target is removed)
+    re.compile(r"^:[\w-]+:.*$", re.M),                          # directive options (:label:, :class:, :filter:)
     re.compile(r"^\([\w-]+\)=\s*$", re.M),                      # labels
+    re.compile(r"^\s*\$\$\s*\([\w-]+\)\s*$", re.M),                # the closing $$ of a labelled equation
 ]
 CITATION = [
     re.compile(r"§\s?\d+(\.\d+)*"),
@@ -102,8 +110,27 @@ def blank_code_fences(text):
     return "\n".join(out)
 
 
+def _blank_directive_lines(text):
+    """Blank each directive line; keep the argument of a titled one ({exercise} A 70B model), whose
+    numbers are prose, and blank any other argument (a glue key, a label, a language)."""
+    def blank(m):
+        keep = m.group(2) in TITLED_DIRECTIVES
+        head = m.group(1) + "{" + m.group(2) + "}"
+        return " " * len(head) + (m.group(3) if keep else " " * len(m.group(3)))
+    return DIRECTIVE_LINE.sub(blank, text)
+
+
+def cited_keys(md):
+    """The bibliography keys cited with {cite}, {cite:p}, {cite:t} in ``md``, pre- and post-text removed."""
+    keys = []
+    for target in CITE_ROLE.findall(md):
+        for part in target.split(","):
+            keys.append(re.sub(r"\{[^{}]*\}", "", part).strip())
+    return keys
+
+
 def _clean(text, allowed):
-    text = blank_code_fences(text)
+    text = _blank_directive_lines(blank_code_fences(text))
     for pattern in STRIP + CITATION:
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     for phrase in sorted(allowed, key=len, reverse=True):
@@ -157,7 +184,8 @@ def structure(path):
         "glue keys in prose": sorted({g.split(":")[0] for g in GLUE_ROLE.findall(md)}),
         "figures": [m.group(2) for m in GLUE_DIRECTIVE.finditer(md)],
         "headings": [len(h) for h in HEADING.findall(_clean_fences(md))],
-        "labels": LABEL.findall(md) + NAME_OPTION.findall(md),
+        "labels": LABEL.findall(md) + NAME_OPTION.findall(md) + LABEL_OPTION.findall(md) + EQUATION_LABEL.findall(md),
+        "citations": sorted(set(cited_keys(md))),
         "edition_source": editions,
     }
 
@@ -171,7 +199,7 @@ def parity_problems(en_path, zh_path):
     en, zh = structure(en_path), structure(zh_path)
     name = Path(en_path).relative_to(ROOT)
     problems = []
-    for key in ("code cells", "edition cells", "glue keys in prose", "figures", "headings", "labels"):
+    for key in ("code cells", "edition cells", "glue keys in prose", "figures", "headings", "labels", "citations"):
         if en[key] != zh[key]:
             detail = ""
             if key == "code cells":

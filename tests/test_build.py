@@ -1,7 +1,5 @@
 """The site builds from clean, both editions, with warnings as errors; library changes re-execute notebooks."""
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -10,12 +8,9 @@ build = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build)
 
 
-def test_strict_clean_build_of_both_editions():
+def test_strict_clean_build_of_both_editions(strict_build):
     """`build.py --strict`: clean _build, -W -n --keep-going --all, both editions (the site tests use it)."""
-    run = subprocess.run([sys.executable, str(ROOT / "book/tools/build.py"), "--strict"], cwd=ROOT,
-                         capture_output=True, text=True)
-    log = run.stdout + run.stderr
-    assert run.returncode == 0, log[-6000:]
+    assert strict_build.returncode == 0, strict_build.log[-6000:]
     for lang in build.EDITIONS:
         assert (build.SITE / lang / "index.html").exists()
     assert (build.SITE / "index.html").exists()

@@ -1,4 +1,4 @@
-"""Tests for infra_lib.cpu: chapter 2's registry values, formulas, launch model and widget.
+"""Tests for infra_lib.cpu: chapter 2's registry values, formulas, launch model (the widget: tests/test_widgets_launch.py).
 
 Expected values are worked out here by hand or read from the cited documents, never copied
 from the library's output.
@@ -6,13 +6,12 @@ from the library's output.
 import json
 import math
 import re
-import warnings
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from infra_lib import cpu, cpu_plots, hardware as hw, measurements
+from infra_lib import cpu, hardware as hw, measurements
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-11-29"
@@ -76,8 +75,8 @@ def test_grace_values_and_the_disagreement():
 
 
 def test_teaching_values_are_labelled_teaching():
-    specs = [s for s in hw.specs_used() if s.device == "cpu_teaching"]
-    assert specs and all(s.kind == "teaching" and s.source.key == "cpu_teaching" for s in specs)
+    specs = [s for s in hw.all_specs() if s.device == "cpu_teaching"]
+    assert specs and all(s.kind == "teaching" and s.source.key == "course_ch2_assumptions" for s in specs)
 
 
 # ---- cycles and seconds -------------------------------------------------------------------
@@ -163,13 +162,13 @@ def test_avx512_derivation_matches_intels_figure():
 
 
 def test_peaks_by_hand():
-    p = {x.key: x for x in cpu.peaks()}
+    p = {x.key: x for x in cpu.xeon_grace_h100_peaks()}
     assert p["xeon_core_avx512"].flop_s == pytest.approx(64 * 3.8e9)
     assert p["xeon_avx512"].flop_s == pytest.approx(64 * 56 * 2.0e9)      # 7.168 TFLOP/s
     assert p["xeon_amx"].flop_s == pytest.approx(1024 * 56 * 2.0e9)       # 114.688 TFLOP/s
     assert p["grace_sve2"].flop_s == pytest.approx(32 * 72 * 3.5e9)       # 8.064 TFLOP/s
     assert p["h100_bf16"].flop_s == 989.4e12 and p["h100_fp32"].flop_s == 66.9e12
-    assert {q.key: q.flop_s for q in cpu.peaks(2.9e9)}["xeon_amx"] == pytest.approx(1024 * 56 * 2.9e9)
+    assert {q.key: q.flop_s for q in cpu.xeon_grace_h100_peaks(2.9e9)}["xeon_amx"] == pytest.approx(1024 * 56 * 2.9e9)
 
 
 def test_simd_lanes_must_divide():
@@ -180,7 +179,6 @@ def test_simd_lanes_must_divide():
 # ---- memory and NUMA ------------------------------------------------------------------------
 
 def test_ddr5_bandwidth_as_in_facts():
-    assert cpu.dram_bandwidth_Bps(8, 8, 4.8e9) == pytest.approx(307.2e9)
     assert cpu.xeon_socket_bandwidth_Bps(1) == pytest.approx(307.2e9)
     assert cpu.xeon_socket_bandwidth_Bps(2) == pytest.approx(281.6e9)
     with pytest.raises(ValueError, match=names("dimms_per_channel")):
@@ -210,7 +208,7 @@ def test_transfer_and_capacity():
 def test_implied_launches_from_the_raw_measurements():
     row = DECODE[(1, 1000)]
     expected = (row["s_eager"] - row["s_graph"]) / ((LADDER["tiny_op_eager_us"] - LADDER["tiny_op_graph_us"]) * 1e-6)
-    m = cpu.launch_model_from_measurements()
+    m = cpu.h200_launch_model()
     assert m.kernels == pytest.approx(expected)
     assert round(m.kernels) == 224
     # the model reproduces both measured step times
@@ -221,7 +219,7 @@ def test_implied_launches_from_the_raw_measurements():
 
 def test_batch_32_implies_fewer_launches():
     """Same model, longer kernels: the gap shrinks, so assumption (3) fails at batch 32."""
-    assert cpu.launch_model_from_measurements(32).kernels < cpu.launch_model_from_measurements(1).kernels
+    assert cpu.h200_launch_model(32).kernels < cpu.h200_launch_model(1).kernels
 
 
 @PROPS
@@ -264,15 +262,12 @@ CASES = [
     (lambda v: cpu.peak_flop_s(v, 56, 2e9), "flop_per_cycle_per_core", BAD_POSITIVE),
     (lambda v: cpu.peak_flop_s(64, v, 2e9), "cores", BAD_COUNT),
     (lambda v: cpu.peak_flop_s(64, 56, v), "clock_hz", BAD_POSITIVE),
-    (lambda v: cpu.peaks(v), "clock_hz", [0, -1, NAN, INF, True, "1"]),
-    (lambda v: cpu.dram_bandwidth_Bps(v, 8, 4.8e9), "channels", BAD_COUNT),
-    (lambda v: cpu.dram_bandwidth_Bps(8, v, 4.8e9), "bytes_per_transfer", BAD_POSITIVE),
-    (lambda v: cpu.dram_bandwidth_Bps(8, 8, v), "transfers_per_s", BAD_POSITIVE),
+    (lambda v: cpu.xeon_grace_h100_peaks(v), "clock_hz", [0, -1, NAN, INF, True, "1"]),
     (lambda v: cpu.xeon_socket_bandwidth_Bps(v), "dimms_per_channel", BAD_COUNT),
     (lambda v: cpu.numa_latency_s(v, 1.5, 0.5), "local_s", BAD_POSITIVE),
     (lambda v: cpu.numa_latency_s(1e-7, v, 0.5), "remote_ratio", BAD_POSITIVE),
     (lambda v: cpu.numa_latency_s(1e-7, 1.5, v), "remote_fraction", BAD_SHARE),
-    (lambda v: cpu.transfer_time_s(v, 1e9), "n_bytes", BAD_NON_NEGATIVE),
+    (lambda v: cpu.transfer_time_s(v, 1e9), "size_B", BAD_NON_NEGATIVE),
     (lambda v: cpu.transfer_time_s(1e9, v), "rate_Bps", BAD_POSITIVE),
     (lambda v: cpu.share_of_capacity(v, 1e6), "demand_per_s", BAD_NON_NEGATIVE),
     (lambda v: cpu.share_of_capacity(1e3, v), "capacity_per_s", BAD_POSITIVE),
@@ -284,7 +279,7 @@ CASES = [
     (lambda v: cpu.LaunchModel(200, v, 1e-6, 5e-3), "eager_launch_s", BAD_POSITIVE),
     (lambda v: cpu.LaunchModel(200, 7e-6, v, 5e-3), "graph_launch_s", BAD_NON_NEGATIVE),
     (lambda v: cpu.LaunchModel(200, 7e-6, 1e-6, v), "gpu_s", BAD_POSITIVE),
-    (lambda v: cpu.launch_model_from_measurements(v), "batch", BAD_COUNT),
+    (lambda v: cpu.h200_launch_model(v), "batch", BAD_COUNT),
 ]
 
 
@@ -297,64 +292,14 @@ def test_bad_input_names_the_parameter(call, param, bads):
 
 def test_unmeasured_batch_is_named():
     with pytest.raises(ValueError, match="no decode measurement"):
-        cpu.launch_model_from_measurements(3)
+        cpu.h200_launch_model(3)
 
 
-# ---- the widget -------------------------------------------------------------------------------
-
-def test_launch_summary_shows_the_measured_step():
-    m = cpu.launch_model_from_measurements()
-    html = cpu.launch_summary("en", m.kernels, m.eager_launch_s * 1e6, m.graph_launch_s * 1e6, m.gpu_s * 1e3)
-    assert f"{DECODE[(1, 1000)]['s_eager'] * 1e3:,.3f} ms" in html
-    assert f"{DECODE[(1, 1000)]['s_graph'] * 1e3:,.3f} ms" in html
-
-
-def test_launch_summary_bad_input_is_a_message():
-    for bad, name in ((dict(kernels=-1), "kernels"), (dict(launch_us=0), "eager_launch_s"),
-                      (dict(gpu_ms=0), "gpu_s"), (dict(graph_launch_us=9), "graph_launch_s"),
-                      (dict(kernels="many"), "kernels")):
-        args = dict(kernels=224, launch_us=7.1, graph_launch_us=1.2, gpu_ms=4.9, **{})
-        args.update(bad)
-        html = cpu.launch_summary("zh", **args)
-        assert "无法计算" in html and name in html, (bad, html)
-
-
-def test_cpu_bound_flips_with_gpu_time():
-    short = cpu.launch_summary("en", 224, 7.1, 1.2, 1.0)      # 224 x 7.1 us = 1.59 ms > 1 ms
-    long = cpu.launch_summary("en", 224, 7.1, 1.2, 5.0)
-    assert "CPU-bound even with overlap" in short and "GPU-bound with overlap" in long
-
-
-def test_moving_a_slider_recomputes():
-    box = cpu.explore_launch("en")
-    out = box.children[-1]
-    before = out.value
-    kernels = next(c for c in box.children if getattr(c, "description", "") == "kernels per step")
-    kernels.value = 1000
-    assert out.value != before and "CPU-bound" in out.value
-
-
-# ---- figures ----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_figures_draw_without_missing_glyphs(lang):
-    m = cpu.launch_model_from_measurements()
-    row = DECODE[(1, 1000)]
-    figs = [cpu_plots.latency_ladder_figure(cpu.xeon_latency_ladder(), 3.8e9, lang),
-            cpu_plots.peaks_figure(cpu.peaks(), lang),
-            cpu_plots.launch_figure(m, row["s_eager"], row["s_graph"], lang),
-            cpu_plots.machines_roofline_figure([("a", 1e11, 2e10, "black"), ("b", 7e12, 3e11, "blue")], lang,
-                                               decode_intensity=1.0, point=("m", 200.0, 9e10))]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for fig in figs:
-            fig.canvas.draw()
-            assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
-
+# ---- figure labels (the figures themselves: tests/test_figures.py) ----------------------------
 
 def test_figure_labels_exist_in_both_languages():
     from infra_lib import i18n
     keys = [k for k in i18n.STRINGS if k.startswith("cpu_")]
     assert len(keys) > 20
     assert all(i18n.STRINGS[k]["en"] and i18n.STRINGS[k]["zh"] for k in keys)
-    assert not math.isnan(cpu.peaks()[0].flop_s)
+    assert not math.isnan(cpu.xeon_grace_h100_peaks()[0].flop_s)

@@ -1,11 +1,10 @@
-"""Tests for infra_lib.fab: dies per wafer, yield models, cost, salvage, chiplets, HBM, supply.
+"""Tests for infra_lib.fab: dies per wafer, yield models, cost, salvage, chiplets, supply.
 
 Expected values are worked out in the test from the formulas and the cited documents, never
 copied from the library's output.
 """
 import math
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,8 @@ from hypothesis import assume, given, settings, strategies as st
 from infra_lib import fab, hardware as hw
 
 ROOT = Path(__file__).resolve().parents[1]
-FAB_TOML = tomllib.loads((ROOT / "infra_lib" / "data" / "fab.toml").read_text(encoding="utf-8"))
+# Chapter 1's registry entries: dies, processes, the fab, packaging, HBM standards, its assumptions.
+FAB_CATEGORIES = ("die", "process", "fab", "packaging", "memory_standard")
 
 NAN, INF = float("nan"), float("inf")
 NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
@@ -36,34 +36,28 @@ def names(param):
 # ---- the registry file: provenance of every value -------------------------------------------
 
 def fab_rows():
-    return [(dev, name, row) for dev, d in FAB_TOML["devices"].items() for name, row in d.get("specs", {}).items()]
+    return [(s.device, s.name, s) for s in hw.all_specs()
+            if hw.entry(s.device).category in FAB_CATEGORIES or s.device == "fab_teaching"]
 
 
-@pytest.mark.parametrize("dev, name, row", fab_rows(), ids=lambda x: x if isinstance(x, str) else None)
-def test_every_fab_spec_is_loaded_with_provenance(dev, name, row):
-    s = hw.spec(dev, name)
-    assert s.value == float(row["value"])
+@pytest.mark.parametrize("dev, name, s", fab_rows(), ids=lambda x: x if isinstance(x, str) else None)
+def test_every_fab_spec_is_loaded_with_provenance(dev, name, s):
+    assert hw.spec(dev, name) == s
     assert s.kind in hw.KINDS and s.where.strip() and s.unit.strip()
-    assert row["source"] in FAB_TOML["sources"] or row["source"] in ("hopper_blog_2022", "jedec_hbm3")
-
-
-def test_fab_sources_are_prefixed_and_dated():
-    for key, src in FAB_TOML["sources"].items():
-        assert key.startswith("fab_"), key
-        assert src["title"].strip() and src["date"].strip(), key
+    assert s.source.title.strip() and s.source.date.strip()
 
 
 def test_teaching_values_cite_the_course_and_only_the_teaching_device_holds_them():
-    for dev, name, row in fab_rows():
-        assert (row["kind"] == "teaching") == (dev == "fab_teaching"), (dev, name)
-        if row["kind"] == "teaching":
-            assert row["source"] == "fab_course_assumptions"
+    for dev, name, s in fab_rows():
+        assert (s.kind == "teaching") == (dev == "fab_teaching"), (dev, name)
+        if s.kind == "teaching":
+            assert s.source.key == "course_ch1_assumptions"
 
 
 def test_reported_values_cite_no_vendor_document():
-    for dev, name, row in fab_rows():
-        if row["kind"] == "reported":
-            assert not FAB_TOML["sources"].get(row["source"], {"title": "NVIDIA"})["title"].startswith("NVIDIA"), name
+    for dev, name, s in fab_rows():
+        if s.kind == "reported":
+            assert s.source.publisher != "NVIDIA", name
 
 
 @pytest.mark.parametrize("dev, name, expected", [
@@ -306,42 +300,6 @@ def test_densities_from_the_whitepapers():
     assert fab.die_density_per_mm2("gh100_die") == pytest.approx(80e9 / 814)
 
 
-def test_h100_bandwidth_from_pins_matches_whitepaper_and_hardware_module():
-    # Whitepaper V1.04 Table 3: 5 stacks, 2619 MHz DDR, 3352 GB/s
-    pin = 2619e6 * 2
-    assert fab.pin_rate_from_clock_bps(2619e6) == pin
-    bw = fab.hbm_bandwidth_from_pins_Bps(5, 1024, pin)
-    assert bw == pytest.approx(5 * 1024 * pin / 8, rel=1e-12)
-    assert bw == pytest.approx(hw.hbm_bandwidth_Bps(5, 1024, 2619e6), rel=1e-12)
-    assert bw == pytest.approx(3352e9, rel=2e-4)
-
-
-def test_pin_rates_implied_by_datasheet_bandwidths():
-    assert fab.pin_rate_bps(4.8e12, 6144) == pytest.approx(4.8e12 * 8 / 6144)   # H200: 6.25 Gb/s
-    assert fab.pin_rate_bps(4.8e12, 6144) == pytest.approx(6.25e9)
-    assert fab.pin_rate_bps(7.7e12, 8192) == pytest.approx(7.7e12 * 8 / 8192)   # HGX B200
-
-
-def test_jedec_per_stack_bandwidths():
-    assert fab.stack_bandwidth_Bps(1024, 2.4e9) == pytest.approx(307.2e9)   # JESD235B: "up to 307 GB/s"
-    assert fab.stack_bandwidth_Bps(1024, 6.4e9) == pytest.approx(819.2e9)   # JESD238: "819 GB/s per device"
-    assert fab.stack_bandwidth_Bps(2048, 8e9) == pytest.approx(2048e9)      # HBM4: "2 TB/s"
-
-
-def test_stack_capacities():
-    assert fab.stack_capacity_B(8, 24e9) == 24e9       # Micron: eight 24 Gbit dies = 24 GB
-    assert fab.stack_capacity_B(12, 24e9) == 36e9      # 12-Hi: 36 GB
-    assert 8 * fab.stack_capacity_B(12, 24e9) == hw.value("b300_gpu", "mem_capacity_B")
-
-
-@PROPS
-@given(st.integers(min_value=1, max_value=16), st.sampled_from([1024, 2048]),
-       st.floats(min_value=1e8, max_value=2e10))
-def test_pin_rate_inverts_bandwidth(stacks, bits, rate):
-    bw = fab.hbm_bandwidth_from_pins_Bps(stacks, bits, rate)
-    assert fab.pin_rate_bps(bw, stacks * bits) == pytest.approx(rate, rel=1e-12)
-
-
 # ---- supply --------------------------------------------------------------------------------------
 
 def test_supply_by_hand():
@@ -390,10 +348,6 @@ def test_shipped_is_the_smallest_supply(lw, cw, dram):
     ("total_area_mm2", lambda x: fab.good_units_per_wafer(x, 2, 0.1)),
     ("transistors", lambda x: fab.transistors_per_mm2(x, 814)),
     ("die_area_mm2", lambda x: fab.transistors_per_mm2(80e9, x)),
-    ("clock_hz", lambda x: fab.pin_rate_from_clock_bps(x)),
-    ("pin_rate_bps", lambda x: fab.stack_bandwidth_Bps(1024, x)),
-    ("bandwidth_Bps", lambda x: fab.pin_rate_bps(x, 6144)),
-    ("die_bits", lambda x: fab.stack_capacity_B(8, x)),
     ("die_area_mm2", lambda x: fab.Product("x", x, 1, 2000, 5, 8)),
     ("interposer_area_mm2", lambda x: fab.Product("x", 800, 1, x, 5, 8)),
 ])
@@ -427,11 +381,6 @@ def test_non_negatives_reject_bad_input(param, call, bad):
     ("dies_per_unit", lambda x: fab.good_units_per_wafer(800, x, 0.1)),
     ("dies_per_package", lambda x: fab.package_cost(17000, 800, x, 0.1, 2000)),
     ("dies_per_package", lambda x: fab.untested_package_yield(0.5, x)),
-    ("transfers_per_clock", lambda x: fab.pin_rate_from_clock_bps(1e9, x)),
-    ("bits_per_stack", lambda x: fab.stack_bandwidth_Bps(x, 6.4e9)),
-    ("stacks", lambda x: fab.hbm_bandwidth_from_pins_Bps(x, 1024, 6.4e9)),
-    ("bus_bits", lambda x: fab.pin_rate_bps(4.8e12, x)),
-    ("dies_per_stack", lambda x: fab.stack_capacity_B(x, 24e9)),
     ("dies_per_gpu", lambda x: fab.Product("x", 800, x, 2000, 5, 8)),
     ("stacks_per_gpu", lambda x: fab.Product("x", 800, 1, 2000, x, 8)),
     ("dram_dies_per_stack", lambda x: fab.Product("x", 800, 1, 2000, 5, x)),

@@ -1,18 +1,15 @@
-"""Tests for infra_lib.gpu and gpu_plots: divergence, Little's law, the hierarchy, peaks, NVLink,
-the registry file data/gpu.toml, the widget and the figures."""
+"""Tests for infra_lib.gpu: divergence, Little's law, the hierarchy, peaks, NVLink,
+the GPU entries of the registry (data/registry/) and the figures' labels (figures: tests/test_figures.py)."""
 import math
 import re
-import tomllib
-import warnings
 from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from infra_lib import gpu, gpu_plots, hardware as hw, i18n, measurements
+from infra_lib import generations, gpu, hardware as hw, i18n, measurements
 
 ROOT = Path(__file__).resolve().parents[1]
-RAW = tomllib.loads((ROOT / "infra_lib" / "data" / "gpu.toml").read_text(encoding="utf-8"))
 NAN, INF = float("nan"), float("inf")
 BAD_NUMBER = [NAN, INF, -INF, True, False, "1", None]
 BAD_POSITIVE = [0, 0.0, -1, -1e-9] + BAD_NUMBER
@@ -80,14 +77,15 @@ def test_value_matches_source(dev, name, expected):
 
 
 def _rows():
-    return [(dev, name, row) for dev, d in RAW["devices"].items() for name, row in d.get("specs", {}).items()]
+    """Every spec of every NVIDIA GPU in the registry (the loader has checked the fields)."""
+    gpus = [d for d in hw.devices() if d.vendor == "nvidia" and d.family != "grace"]
+    return [(d.key, s.name) for d in gpus for s in hw.all_specs() if s.device == d.key]
 
 
-@pytest.mark.parametrize("dev, name, row", _rows(), ids=lambda x: x if isinstance(x, str) else None)
-def test_every_row_has_provenance(dev, name, row):
-    assert {"value", "unit", "kind", "source", "where"} <= set(row)
-    assert row["kind"] in hw.KINDS and row["kind"] != "teaching"    # teaching values live with the seed
+@pytest.mark.parametrize("dev, name", _rows())
+def test_every_row_has_provenance(dev, name):
     s = hw.spec(dev, name)
+    assert s.kind in hw.KINDS and s.kind != "teaching"    # teaching values live in teaching.toml
     assert s.where.strip() and s.source.title.strip()
     if s.unit == "FLOP/s":
         assert any("dense" in c or "spars" in c for c in s.caveats)
@@ -95,10 +93,6 @@ def test_every_row_has_provenance(dev, name, row):
         assert any("direction" in c or "total" in c for c in s.caveats)
     if s.kind == "reported":
         assert not s.source.title.startswith("NVIDIA")
-
-
-def test_source_keys_are_prefixed():
-    assert all(k.startswith("gpu_") for k in RAW["sources"])
 
 
 def test_nvidia_does_not_publish_l2_bandwidth_and_the_registry_says_so():
@@ -233,14 +227,14 @@ def test_strided_ceiling_divides_by_eight():
 
 
 def test_the_measurements_support_the_chapters_claims():
-    rows = dict(gpu.copy_by_working_set())
+    rows = dict(gpu.h200_copy_by_working_set())
     l2, hbm = hw.value("h200_sxm", "l2_cache_B"), hw.value("h200_sxm", "mem_bw_Bps")
     assert 32e6 < l2 and rows[32e6] > hbm                 # inside the L2: faster than the HBM datasheet
     assert rows[8192e6] < hbm                              # streaming from HBM: below it
     # launch-bound: a 2 MB and an 8 MB copy take the same time, the order of a tiny kernel's launch
     assert 2e6 / rows[2e6] == pytest.approx(8e6 / rows[8e6], rel=0.05)
     assert 2e6 / rows[2e6] < 1.5 * measurements.load(name="ladder")["tiny_op_eager_us"] * 1e-6
-    strided = gpu.strided_loads()
+    strided = gpu.h200_strided_loads()
     assert strided[0][0] == 1 and strided[0][1] == max(b for _, b in strided)
     copy = measurements.load()["copy"]["GBps"] * 1e9
     assert strided[-1][1] < gpu.strided_ceiling_Bps(copy)
@@ -254,7 +248,7 @@ def test_tensor_flop_per_clock():
 
 
 def test_peaks_are_sms_times_rate_times_clock():
-    v100, a100, h100 = gpu.peak_checks()
+    v100, a100, h100 = gpu.v100_a100_h100_peak_checks()
     assert v100.computed_flop_s == pytest.approx(80 * 1024 * 1.53e9)
     assert v100.computed_flop_s == pytest.approx(125e12, rel=0.005)
     assert a100.computed_flop_s == pytest.approx(108 * 2048 * 1.41e9)
@@ -264,13 +258,13 @@ def test_peaks_are_sms_times_rate_times_clock():
 
 
 def test_the_h100_clock_ambiguity():
-    fp32_clock = hw.implied_clock_hz(66.9e12, 132, 2 * 128)
+    fp32_clock = generations.implied_clock_hz(66.9e12, 132, 2 * 128)
     assert fp32_clock == pytest.approx(1980e6, abs=1e6)
-    assert hw.peak_flop_s(132, 4096, 1.98e9) == pytest.approx(1070.53e12, abs=0.01e12)
+    assert generations.peak_flop_s(132, 4096, 1.98e9) == pytest.approx(1070.53e12, abs=0.01e12)
 
 
 def test_fp8_is_twice_bf16_per_clock():
-    assert round(gpu.flop_per_clock_per_sm(1978.9e12, 132, 1.83e9)) == 2 * 4096
+    assert round(generations.flop_per_clock_per_sm(1978.9e12, 132, 1.83e9)) == 2 * 4096
 
 
 # ---- NVLink ------------------------------------------------------------------------------
@@ -303,7 +297,6 @@ def test_nvlink_total_and_per_link_are_inverse(links, per_link):
     ("clock_hz", lambda v: gpu.shared_memory_Bps_per_sm(v)),
     ("clock_hz", lambda v: gpu.register_operand_Bps_per_sm(128, v)),
     ("coalesced_Bps", lambda v: gpu.strided_ceiling_Bps(v)),
-    ("peak_flop_s", lambda v: gpu.flop_per_clock_per_sm(v, 132, 1.83e9)),
     ("per_link_per_direction_Bps", lambda v: gpu.nvlink_total_Bps(18, v)),
 ])
 def test_positives_reject_bad_input(param, call, bad):
@@ -346,55 +339,7 @@ def test_taken_lanes_rejects_bad_input(bad):
         gpu.branch_efficiency(bad, 1, 1)
 
 
-# ---- the widget --------------------------------------------------------------------------
-
-DEFAULTS = dict(bw_tbps=3.352, latency_ns=600, sms=132, warps=16, bytes_per_thread=4, loads_per_thread=1)
-
-
-def test_summary_shows_littles_law():
-    html = gpu.latency_hiding_summary("en", **DEFAULTS)
-    assert f"{3352e9 * 600e-9 / 1e6:,.2f} MB" in html
-    assert f"{132 * 16 * 32 * 4 * 1 / 600e-9 / 1e12:,.2f} TB/s" in html
-    assert "too few bytes in flight" in html
-    full = gpu.latency_hiding_summary("zh", **{**DEFAULTS, "bytes_per_thread": 16, "loads_per_thread": 2})
-    assert "显存带宽本身" in full and "3.35 TB/s" in full
-
-
-def test_bad_input_is_a_message_naming_the_parameter():
-    for bad, name in ((dict(bw_tbps=0), "bandwidth_Bps"), (dict(latency_ns=0), "latency_s"),
-                      (dict(sms=0), "sm_count"), (dict(warps=0), "warps"), (dict(bytes_per_thread=-4), "bytes_per_thread")):
-        html = gpu.latency_hiding_summary("zh", **{**DEFAULTS, **bad})
-        assert "无法计算" in html and name in html, (bad, html)
-
-
-def test_moving_a_slider_recomputes():
-    box = gpu.explore_latency_hiding("en")
-    out = box.children[-1]
-    before = out.value
-    warps = next(c for c in box.children if getattr(c, "description", "") == "resident warps per SM")
-    warps.value = 64
-    assert out.value != before
-    assert out.value == gpu.latency_hiding_summary("en", **{**DEFAULTS, "warps": 64})
-
-
-# ---- figures -----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("lang", i18n.LANGUAGES)
-def test_every_figure_draws_without_missing_glyphs(lang):
-    from infra_lib import formats
-    x = formats.heavy_tailed_sample(1024)
-    sweeps = {s: formats.block_size_sweep(x, formats.E2M1, [8, 16, 32], s) for s in ("e8m0", "e4m3")}
-    figs = [gpu_plots.divergence_figure(lang),
-            gpu_plots.hierarchy_figure(gpu.h100_hierarchy(), lang),
-            gpu_plots.measured_memory_figure(gpu.copy_by_working_set(), gpu.strided_loads(), 60 * 2 ** 20,
-                                             4.8e12, 530e9, lang),
-            gpu_plots.quantization_figure(sweeps, [(formats.MXFP4, 0.14), (formats.NVFP4, 0.09)], lang),
-            gpu_plots.nvlink_figure(gpu.nvlink_generations(), lang)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for fig in figs:
-            fig.canvas.draw()
-
+# ---- figure labels (the figures themselves: tests/test_figures.py) ----------------------------
 
 def test_chapter_labels_exist_in_both_languages():
     keys = [k for k in i18n.STRINGS if k.startswith("gpu_")]

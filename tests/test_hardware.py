@@ -1,33 +1,32 @@
-"""Tests for infra_lib.hardware: the spec registry, its provenance, and the derived formulas."""
+"""Tests for infra_lib.hardware: the spec registry (data/registry/), its schema, its provenance,
+the device view, usage recording, and the derived formulas."""
+import fnmatch
 import json
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from infra_lib import hardware as hw
+from infra_lib import generations, hardware as hw, memory
 
 ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = ROOT / "infra_lib" / "data" / "registry"
 
 
-def _merge_registry_files():
-    """Every infra_lib/data/*.toml merged here independently of the library's own loader."""
-    merged = {"sources": {}, "devices": {}}
-    for path in sorted((ROOT / "infra_lib" / "data").glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        merged["sources"].update(data.get("sources", {}))
-        for key, dev in data.get("devices", {}).items():
-            merged["devices"].setdefault(key, {"specs": {}})["specs"].update(dev.get("specs", {}))
-    return merged
+def _read_registry_files():
+    """Every registry file read here independently of the library's loader: {file: parsed TOML}."""
+    return {p.name: tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted(REGISTRY.glob("*.toml"))}
 
 
-RAW = _merge_registry_files()
-CORE = tomllib.loads((ROOT / "infra_lib" / "data" / "hardware.toml").read_text(encoding="utf-8"))
+FILES = _read_registry_files()
+RAW_SOURCES = FILES["sources.toml"]["sources"]
+RAW_ENTRIES = {key: (name, e) for name, d in FILES.items() for key, e in d.get("entries", {}).items()}
 REALITY = json.loads((ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-11-29"
                       / "reality_check.json").read_text(encoding="utf-8"))
 ALLOWED_KINDS = {"datasheet", "derived", "reported", "measured", "teaching"}
-TEACHING_DEVICES = {"teaching_gpu", "teaching_request"}
+SEED_TEACHING = {"teaching_gpu", "teaching_request"}
 
 NAN, INF = float("nan"), float("inf")
 BAD_POSITIVE = [0, 0.0, -1, -1e-9, NAN, INF, -INF, True, False, "1", None]
@@ -39,78 +38,144 @@ def names(param):
 
 
 def raw_specs():
-    return [(dev, name, row) for dev, d in RAW["devices"].items() for name, row in d["specs"].items()]
+    return [(key, name, row) for key, (_, e) in RAW_ENTRIES.items() for name, row in e["specs"].items()]
+
+
+# ---- layout: where each entry lives ------------------------------------------------------
+
+# The issue's layout: one file per product family, non-devices in files of their own kind.
+FAMILY_FILE = {"volta": "nvidia_volta.toml", "ampere": "nvidia_ampere.toml", "hopper": "nvidia_hopper.toml",
+               "blackwell": "nvidia_blackwell.toml", "grace": "nvidia_grace.toml",
+               "sapphire_rapids": "intel_xeon.toml"}
+CATEGORY_FILE = {"memory_standard": "hbm.toml", "process": "manufacturing.toml", "fab": "manufacturing.toml",
+                 "packaging": "manufacturing.toml", "software": "software.toml", "assumption": "teaching.toml"}
+
+
+def test_registry_files():
+    assert sorted(FILES) == sorted({"sources.toml", *FAMILY_FILE.values(), *CATEGORY_FILE.values()})
+
+
+@pytest.mark.parametrize("d", hw.devices(category=None), ids=lambda d: d.key)
+def test_each_entry_lives_in_the_file_of_its_family_or_kind(d):
+    if d.category in hw.HARDWARE_CATEGORIES:
+        assert d.file == FAMILY_FILE[d.family]
+        assert d.vendor and d.year
+    else:
+        assert d.file == CATEGORY_FILE[d.category]
+
+
+def test_the_loader_reads_only_the_registry_folder():
+    assert hw.registry().directory == REGISTRY
+    assert {s.file for s in hw.all_specs()} == set(FILES) - {"sources.toml"}    # never labels.toml
+
+
+def test_package_data_ships_every_registry_file():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = pyproject["tool"]["setuptools"]["package-data"]["infra_lib"]
+    shipped = lambda rel: any(fnmatch.fnmatch(rel, g) for g in globs)
+    for path in REGISTRY.iterdir():
+        assert shipped(path.relative_to(ROOT / "infra_lib").as_posix()), path.name
+    assert shipped("data/labels.toml")
 
 
 # ---- the registry: provenance of every value -----------------------------------------------
 
-def test_registry_lists_every_device_in_the_toml():
-    assert hw.devices() == sorted(RAW["devices"])
+def test_registry_lists_every_entry_in_the_files():
+    assert sorted(d.key for d in hw.devices(category=None)) == sorted(RAW_ENTRIES)
 
 
-def test_every_toml_spec_is_loaded():
-    loaded = {(s.device, s.name) for s in hw.specs_used()}
-    assert loaded == {(dev, name) for dev, name, _ in raw_specs()}
+def test_every_file_spec_is_loaded():
+    loaded = {(s.device, s.name) for s in hw.all_specs()}
+    assert loaded == {(key, name) for key, name, _ in raw_specs()}
 
 
-@pytest.mark.parametrize("s", hw.specs_used(), ids=lambda s: f"{s.device}.{s.name}")
+@pytest.mark.parametrize("s", hw.all_specs(), ids=lambda s: f"{s.device}.{s.name}")
 def test_every_spec_has_provenance(s):
     assert s.kind in ALLOWED_KINDS
     assert s.where.strip()
     assert s.unit.strip()
-    assert s.source.key in RAW["sources"]
-    assert s.source.title == RAW["sources"][s.source.key]["title"]
+    assert s.source.key in RAW_SOURCES
+    assert s.source.title == RAW_SOURCES[s.source.key]["title"]
 
 
-@pytest.mark.parametrize("dev, name, row", raw_specs(), ids=lambda x: x if isinstance(x, str) else None)
-def test_toml_rows_are_complete(dev, name, row):
-    assert {"value", "unit", "kind", "source", "where"} <= set(row)
-    assert row["source"] in RAW["sources"]
-    assert hw.value(dev, name) == float(row["value"])
+@pytest.mark.parametrize("key, name, row", raw_specs(), ids=lambda x: x if isinstance(x, str) else None)
+def test_file_rows_are_loaded_as_written(key, name, row):
+    s = hw.registry().entry(key).specs[name]
+    assert (s.value, s.unit, s.kind, s.source.key, s.where) == (
+        float(row["value"]), row["unit"], row["kind"], row["source"], row["where"])
+    assert s.caveats == tuple(row.get("caveats", ()))
 
 
-def test_every_source_has_title_and_date():
-    for key, src in RAW["sources"].items():
-        assert src["title"].strip() and src["date"].strip(), key
+def test_every_source_has_title_date_and_publisher():
+    for key, src in RAW_SOURCES.items():
+        assert src["title"].strip() and src["date"].strip() and src["publisher"].strip(), key
+        assert hw.source(key).title == src["title"]
 
 
-@pytest.mark.parametrize("s", [s for s in hw.specs_used() if s.device in TEACHING_DEVICES],
+def test_every_source_is_cited_by_a_spec():
+    cited = {s.source.key for s in hw.all_specs()}
+    assert [k for k in RAW_SOURCES if k not in cited] == []
+
+
+def test_each_document_is_registered_once():
+    # Same title, or the same page (a URL with a path, not a site's front page), is one document.
+    by_title, by_url = {}, {}
+    for src in hw.sources():
+        assert by_title.setdefault(src.title.casefold(), src.key) == src.key, (src.key, by_title[src.title.casefold()])
+        if src.url.rstrip("/").count("/") > 2:
+            assert by_url.setdefault(src.url.rstrip("/"), src.key) == src.key, (src.key, by_url[src.url.rstrip("/")])
+
+
+def test_sources_are_named_for_the_document_not_a_chapter():
+    assert [k for k in RAW_SOURCES if re.match(r"(fab|cpu|gpu|ch\d+)_", k)] == []
+
+
+def test_the_documents_cited_twice_before_are_one_source_now():
+    a100 = hw.spec("ga100_die", "area_mm2").source
+    assert a100 is hw.spec("a100_sxm4_40gb", "sm_count").source is hw.source("a100_whitepaper")
+    assert hw.spec("b200_hgx", "mem_bw_Bps").source is hw.spec("b200_hgx", "nvlink_total_Bps").source
+    assert hw.spec("b300_gpu", "mem_bw_Bps").source is hw.spec("b200_hgx", "nvlink_links").source
+
+
+@pytest.mark.parametrize("s", [s for s in hw.all_specs() if s.device in SEED_TEACHING],
                          ids=lambda s: f"{s.device}.{s.name}")
-def test_teaching_values_are_marked_teaching(s):
+def test_seed_teaching_values_cite_the_seed(s):
     assert s.kind == "teaching"
-    assert s.source.key == "seed"
+    assert s.source.key == "seed_article"
 
 
-def test_real_products_hold_no_teaching_values():
-    """A teaching assumption never hides among a real product's specs in the core registry."""
-    products = set(CORE["devices"]) - TEACHING_DEVICES
-    wrong = [f"{s.device}.{s.name}" for s in hw.specs_used() if s.device in products and s.kind == "teaching"]
+def test_teaching_values_are_exactly_the_assumption_entries():
+    """A teaching assumption never hides among a real product's specs, and an assumption entry
+    holds nothing else."""
+    wrong = [f"{s.device}.{s.name}" for s in hw.all_specs()
+             if (s.kind == "teaching") != (hw.entry(s.device).category == "assumption")]
     assert wrong == []
 
 
 def test_reported_values_do_not_cite_a_vendor_document():
-    # The TOML header: "reported | press or a third party states it, not the vendor's own text".
+    # The registry README: "reported: press or a third party states it, not the vendor's own text".
     # A number implied by the vendor's own table is 'derived', not 'reported'.
-    wrong = [f"{s.device}.{s.name} cites {s.source.key!r}" for s in hw.specs_used()
-             if s.kind == "reported" and s.source.title.startswith("NVIDIA")]
+    wrong = [f"{s.device}.{s.name} cites {s.source.key!r}" for s in hw.all_specs()
+             if s.kind == "reported" and (s.source.publisher == "NVIDIA"
+                                          or s.source.publisher.lower() == (hw.entry(s.device).vendor or ""))]
     assert wrong == []
 
 
 def test_flop_specs_say_dense_or_sparse():
-    for s in hw.specs_used():
+    for s in hw.all_specs():
         if s.unit == "FLOP/s":
             assert any("dense" in c or "spars" in c for c in s.caveats), f"{s.device}.{s.name}"
 
 
 def test_link_bandwidths_say_which_direction():
-    for s in hw.specs_used():
+    for s in hw.all_specs():
         if s.unit in ("B/s", "bit/s") and any(k in s.name for k in ("nvlink", "pcie", "nic")):
             assert any("direction" in c or "total" in c for c in s.caveats), f"{s.device}.{s.name}"
 
 
 def test_unit_matches_name_suffix():
     # units.py convention: _Bps bytes/s, _bps bits/s, flop_s FLOP/s, _hz Hz, _B bytes.
-    for s in hw.specs_used():
+    for s in hw.all_specs():
         if "_Bps" in s.name:
             assert s.unit == "B/s", s.name
         elif s.name.endswith("_bps"):
@@ -129,9 +194,135 @@ def test_cite_is_title_and_where():
                         "Table 3, pp. 39-40 ('80GB (HBM3, 5 stacks) 2619 MHz DDR, 3352 GB/sec')")
 
 
+def test_a_source_carries_a_bibliography_line():
+    s = hw.source("a100_whitepaper")
+    assert (s.publisher, s.title, s.date) == (
+        "NVIDIA", "NVIDIA A100 Tensor Core GPU Architecture whitepaper, V1.0", "2020-08-26")
+    assert s.url.startswith("https://images.nvidia.com/") and s.note
+    assert hw.spec("h200_sxm", "sm_count").source.url == ""        # this course's own measurement
+
+
 def test_device_names():
     assert hw.device_name("h100_sxm5") == "NVIDIA H100 SXM5"
     assert hw.device_name("h200_sxm") == "NVIDIA H200 SXM"
+
+
+# ---- the device view ---------------------------------------------------------------------
+
+def test_devices_are_the_products_oldest_first():
+    assert [d.key for d in hw.devices()] == [
+        "v100_sxm2", "a100_sxm4_40gb", "grace", "h100_sxm5", "h100_pcie", "xeon_8480c", "h200_sxm",
+        "b200_hgx", "b300_gpu"]
+
+
+def test_nvidia_gpu_generations_for_chapter_4():
+    gens = [(d.family, d.key) for d in hw.devices() if d.vendor == "nvidia" and d.family != "grace"]
+    assert gens == [("volta", "v100_sxm2"), ("ampere", "a100_sxm4_40gb"), ("hopper", "h100_sxm5"),
+                    ("hopper", "h100_pcie"), ("hopper", "h200_sxm"), ("blackwell", "b200_hgx"),
+                    ("blackwell", "b300_gpu")]
+
+
+def test_devices_of_one_family_and_category():
+    assert [d.key for d in hw.devices(family="hopper")] == ["h100_sxm5", "h100_pcie", "h200_sxm"]
+    assert [d.key for d in hw.devices(family="hopper", category=None)] == [
+        "gh100_die", "h100_sxm5", "h100_pcie", "dgx_h100", "h200_sxm"]
+    assert [d.key for d in hw.devices(category="die")] == ["gv100_die", "ga100_die", "gh100_die"]
+    assert [d.key for d in hw.devices(category="system")] == ["dgx_h100"]
+    assert [d.key for d in hw.devices(category="memory_standard")] == [
+        "hbm2_jesd235b", "hbm3_jesd238", "hbm3e_micron", "hbm4_jesd270"]
+    assert {d.key for d in hw.devices(category="assumption")} == {
+        "teaching_gpu", "teaching_request", "fab_teaching", "cpu_teaching"}
+
+
+def test_non_devices_say_what_they_are():
+    assert {k: hw.entry(k).category for k in ("leading_edge_fab", "tsmc_n5", "tsmc_cowos", "hf_tokenizers",
+                                               "teaching_request")} == {
+        "leading_edge_fab": "fab", "tsmc_n5": "process", "tsmc_cowos": "packaging",
+        "hf_tokenizers": "software", "teaching_request": "assumption"}
+    assert all(d.category == "device" for d in hw.devices())
+    assert "teaching_gpu" not in {d.key for d in hw.devices()}
+
+
+def test_device_fields_and_specs():
+    h100 = hw.devices(family="hopper")[0]
+    assert (h100.key, h100.name, h100.family, h100.vendor, h100.category, h100.year) == (
+        "h100_sxm5", "NVIDIA H100 SXM5", "hopper", "nvidia", "device", 2022)
+    assert h100.value("mem_bw_Bps") == 3352e9
+    assert h100.spec("sm_count") == hw.spec("h100_sxm5", "sm_count")
+    assert h100.specs["hbm_stacks"].value == 5
+    assert "mem_bw_Bps" in h100.specs and "nope" not in h100.specs
+    assert len(h100.specs) == len([s for s in hw.all_specs() if s.device == "h100_sxm5"])
+    with pytest.raises(TypeError):
+        h100.specs["mem_bw_Bps"] = None          # read-only
+
+
+def test_a_non_device_is_read_the_same_way():
+    assert hw.entry("tsmc_n5").value("wafer_price_usd") == 16988
+    assert hw.value("teaching_request", "batch") == 32
+    assert (hw.entry("tsmc_n5").family, hw.entry("teaching_gpu").vendor) == (None, None)
+
+
+def test_a_loop_over_generations_reads_a_common_spec():
+    bw = {d.key: d.value("mem_bw_Bps") for d in hw.devices() if d.vendor == "nvidia" and "mem_bw_Bps" in d.specs}
+    assert bw == {"v100_sxm2": 900e9, "a100_sxm4_40gb": 1555e9, "grace": 512e9, "h100_sxm5": 3352e9,
+                  "h200_sxm": 4.8e12, "b200_hgx": 7.7e12, "b300_gpu": 8e12}
+
+
+@pytest.mark.parametrize("call, wrong, right", [
+    (lambda: hw.devices(family="hoper"), "'hoper'", "hopper"),
+    (lambda: hw.devices(category="gpu"), "'gpu'", "device"),
+])
+def test_unknown_family_or_category(call, wrong, right):
+    with pytest.raises(KeyError) as err:
+        call()
+    assert wrong in str(err.value) and right in str(err.value)
+
+
+# ---- usage recording ---------------------------------------------------------------------
+
+def test_usage_is_recorded_in_first_use_order_once():
+    hw.reset_usage()
+    assert hw.used_specs() == []
+    hw.value("h100_sxm5", "mem_bw_Bps")
+    hw.spec("teaching_gpu", "peak_flop_s")
+    hw.value("h100_sxm5", "mem_bw_Bps")                    # again: still once
+    h200 = hw.entry("h200_sxm")
+    h200.value("mem_capacity_B")
+    h200.spec("sm_count")
+    _ = h200.specs["mem_bw_Bps"]
+    assert [(s.device, s.name) for s in hw.used_specs()] == [
+        ("h100_sxm5", "mem_bw_Bps"), ("teaching_gpu", "peak_flop_s"), ("h200_sxm", "mem_capacity_B"),
+        ("h200_sxm", "sm_count"), ("h200_sxm", "mem_bw_Bps")]
+    assert hw.used_specs()[0] is hw.registry().entry("h100_sxm5").specs["mem_bw_Bps"]
+    hw.reset_usage()
+    assert hw.used_specs() == []
+
+
+def test_listing_records_nothing():
+    hw.reset_usage()
+    hw.all_specs()
+    hw.devices(category=None)
+    hw.entry("h100_sxm5")
+    hw.device_name("h100_sxm5")
+    "mem_bw_Bps" in hw.entry("h100_sxm5").specs
+    len(hw.entry("h100_sxm5").specs)
+    repr(hw.entry("h100_sxm5"))
+    assert hw.used_specs() == []
+
+
+def test_a_failed_lookup_records_nothing():
+    hw.reset_usage()
+    with pytest.raises(KeyError):
+        hw.value("h100_sxm5", "mem_bandwidth")
+    assert hw.used_specs() == []
+
+
+def test_used_specs_carry_their_sources():
+    hw.reset_usage()
+    hw.value("ga100_die", "area_mm2")
+    hw.value("v100_sxm2", "sm_count")
+    assert {s.source.key for s in hw.used_specs()} == {"a100_whitepaper"}
+    hw.reset_usage()
 
 
 # ---- values against their datasheets ------------------------------------------------------
@@ -198,80 +389,62 @@ def test_nvlink_links_times_per_direction_times_two_is_total():
     assert links * each_way * 2 == hw.value("h100_sxm5", "nvlink_total_Bps") == 900e9
 
 
-# ---- derived formulas ---------------------------------------------------------------------
-
-def test_hbm_bandwidth_from_stacks_width_and_clock():
-    # 5 stacks x 1024 bits x 2619 MHz x 2 (DDR) / 8 = 3352.32 GB/s; datasheet says 3352.
-    expected = 5 * 1024 * 2619e6 * 2 / 8
-    assert hw.hbm_bandwidth_Bps(5, 1024, 2619e6) == pytest.approx(expected, rel=1e-12)
-    assert expected == pytest.approx(3352e9, rel=2e-4)   # 2619 MHz is rounded to 1 MHz: +-1.9e-4
-
+# ---- registry values agree with the formulas that derive them ------------------------------
 
 def test_hbm_bandwidth_from_registry_matches_datasheet():
     v = lambda n: hw.value("h100_sxm5", n)
-    derived = hw.hbm_bandwidth_Bps(v("hbm_stacks"), v("hbm_bits_per_stack"), v("hbm_clock_hz"))
+    derived = memory.hbm_bandwidth_Bps(v("hbm_stacks"), v("hbm_bits_per_stack"), v("hbm_clock_hz"))
     assert derived == pytest.approx(v("mem_bw_Bps"), rel=2e-4)
-
-
-def test_hbm_transfers_per_clock_scales_linearly():
-    assert hw.hbm_bandwidth_Bps(1, 1024, 1e9, transfers_per_clock=1) == 1024 * 1e9 / 8
-
-
-def test_peak_flop_s_from_sms_and_clock():
-    # Whitepaper V1.04: 132 SMs x 4096 FLOP/clock/SM x 1.83 GHz = 989.4 TFLOPS.
-    expected = 132 * 4096 * 1.83e9
-    assert hw.peak_flop_s(132, 4096, 1.83e9) == pytest.approx(expected, rel=1e-12)
-    assert expected == pytest.approx(989.4e12, abs=0.05e12)
-
-
-def test_implied_clock_of_the_bf16_peak_is_1830_mhz():
-    expected = 989.4e12 / (132 * 4096)
-    assert hw.implied_clock_hz(989.4e12, 132, 4096) == pytest.approx(expected, rel=1e-12)
-    assert expected == pytest.approx(1830e6, abs=0.5e6)
 
 
 def test_implied_clock_from_registry():
     v = lambda n: hw.value("h100_sxm5", n)
-    clock = hw.implied_clock_hz(v("peak_flop_s"), v("sm_count"), v("tensor_flop_per_clock_per_sm"))
+    clock = generations.implied_clock_hz(v("peak_flop_s"), v("sm_count"), v("tensor_flop_per_clock_per_sm"))
     assert clock == pytest.approx(1830e6, abs=0.5e6)
     assert clock < v("max_sm_clock_hz")          # the tensor peak assumes a lower clock than max
 
 
 def test_max_clock_is_implied_by_fp32_peak():
     # FP32 66.9 TFLOPS / (132 SMs x 256 FLOP/clock/SM) = 1979.8 MHz, reported as 1980.
-    assert hw.implied_clock_hz(66.9e12, 132, 256) == pytest.approx(
+    assert generations.implied_clock_hz(66.9e12, 132, 256) == pytest.approx(
         hw.value("h100_sxm5", "max_sm_clock_hz"), abs=2e6)
 
 
-def test_peak_and_implied_clock_are_inverse():
-    clock = hw.implied_clock_hz(989.4e12, 132, 4096)
-    assert hw.peak_flop_s(132, 4096, clock) == pytest.approx(989.4e12, rel=1e-12)
+# ---- unknown names -----------------------------------------------------------------------
 
-
-# ---- unknown keys -------------------------------------------------------------------------
-
-def test_unknown_device_names_it_and_lists_valid_ones():
+def test_unknown_device_names_it_suggests_and_lists_valid_ones():
     with pytest.raises(KeyError) as err:
-        hw.spec("h900", "mem_bw_Bps")
+        hw.spec("h100_sxm", "mem_bw_Bps")
     msg = str(err.value)
-    assert "'h900'" in msg
-    for dev in RAW["devices"]:
-        assert dev in msg
+    assert msg.startswith("unknown registry entry 'h100_sxm' (did you mean h100_sxm5")
+    for key in RAW_ENTRIES:
+        assert key in msg
 
 
-@pytest.mark.parametrize("call", [hw.device_name, lambda d: hw.value(d, "mem_bw_Bps")])
+@pytest.mark.parametrize("call", [hw.device_name, hw.entry, lambda d: hw.value(d, "mem_bw_Bps")])
 def test_unknown_device_everywhere(call):
     with pytest.raises(KeyError, match="h900"):
         call("h900")
 
 
-def test_unknown_spec_names_it_and_lists_valid_ones():
+def test_unknown_spec_names_it_suggests_and_lists_valid_ones():
     with pytest.raises(KeyError) as err:
-        hw.value("h100_sxm5", "mem_bandwidth")
+        hw.value("h100_sxm5", "mem_bw_bps")
     msg = str(err.value)
-    assert "'mem_bandwidth'" in msg and "h100_sxm5" in msg
-    for name in RAW["devices"]["h100_sxm5"]["specs"]:
+    assert "'mem_bw_bps'" in msg and "h100_sxm5" in msg and "did you mean mem_bw_Bps" in msg
+    for name in RAW_ENTRIES["h100_sxm5"][1]["specs"]:
         assert name in msg
+
+
+def test_unknown_source_suggests():
+    with pytest.raises(KeyError, match="did you mean a100_whitepaper"):
+        hw.source("a100_wp")
+
+
+def test_nothing_close_suggests_nothing():
+    with pytest.raises(KeyError) as err:
+        hw.entry("zzzz")
+    assert "did you mean" not in str(err.value)
 
 
 def test_spec_of_another_device_is_not_found():
@@ -279,29 +452,171 @@ def test_spec_of_another_device_is_not_found():
         hw.spec("h200_sxm", "hbm_clock_hz")
 
 
-# ---- validation of the derived formulas ---------------------------------------------------
+# ---- the loader's schema: one corruption at a time -------------------------------------
 
-@pytest.mark.parametrize("bad", BAD_COUNT)
-@pytest.mark.parametrize("param, call", [
-    ("sm_count", lambda x: hw.peak_flop_s(x, 4096, 1.83e9)),
-    ("sm_count", lambda x: hw.implied_clock_hz(989.4e12, x, 4096)),
-    ("stacks", lambda x: hw.hbm_bandwidth_Bps(x, 1024, 2619e6)),
-    ("bits_per_stack", lambda x: hw.hbm_bandwidth_Bps(5, x, 2619e6)),
-    ("transfers_per_clock", lambda x: hw.hbm_bandwidth_Bps(5, 1024, 2619e6, x)),
-])
-def test_counts_reject_bad_input(param, call, bad):
-    with pytest.raises((TypeError, ValueError), match=names(param)):
-        call(bad)
+def _block(text, header):
+    """(start, end) of the TOML table `[header]` in text: its header line up to the next table."""
+    start = text.index(f"[{header}]\n")
+    nxt = re.compile(r"^\[", re.M).search(text, start + 1)
+    return start, nxt.start() if nxt else len(text)
 
 
-@pytest.mark.parametrize("bad", BAD_POSITIVE)
-@pytest.mark.parametrize("param, call", [
-    ("flop_per_clock_per_sm", lambda x: hw.peak_flop_s(132, x, 1.83e9)),
-    ("clock_hz", lambda x: hw.peak_flop_s(132, 4096, x)),
-    ("peak", lambda x: hw.implied_clock_hz(x, 132, 4096)),
-    ("flop_per_clock_per_sm", lambda x: hw.implied_clock_hz(989.4e12, 132, x)),
-    ("clock_hz", lambda x: hw.hbm_bandwidth_Bps(5, 1024, x)),
-])
-def test_positives_reject_bad_input(param, call, bad):
-    with pytest.raises((TypeError, ValueError), match=names(param)):
-        call(bad)
+def _edit(header, old, new):
+    """A corruption: replace `old` by `new` inside one table."""
+    def apply(text):
+        a, b = _block(text, header)
+        body = text[a:b]
+        assert old in body, (header, old)
+        return text[:a] + body.replace(old, new, 1) + text[b:]
+    return apply
+
+
+def _line(header, field, new):
+    """A corruption: replace the whole `field = ...` line of one table."""
+    def apply(text):
+        a, b = _block(text, header)
+        body, n = re.subn(rf"^{field} = .*$", new, text[a:b], count=1, flags=re.M)
+        assert n == 1, (header, field)
+        return text[:a] + body + text[b:]
+    return apply
+
+
+def _append(extra):
+    return lambda text: text + "\n" + extra + "\n"
+
+
+H100_BW = "entries.h100_sxm5.specs.mem_bw_Bps"
+H100_BW_ROW = ('value = 3352e9\nunit = "B/s"\nkind = "datasheet"\nsource = "h100_wp_v104"\n'
+               'where = "Table 3"\n')
+HOP, SRC = "nvidia_hopper.toml", "sources.toml"
+
+# (id, file to corrupt, corruption, what the message must name: the file, the entry, the key, the fault)
+CORRUPTIONS = [
+    ("missing source", HOP, _edit(H100_BW, 'source = "h100_wp_v104"\n', ""),
+     [HOP, "h100_sxm5.mem_bw_Bps", "missing field 'source'"]),
+    ("missing value", HOP, _edit(H100_BW, "value = 3352e9\n", ""),
+     [HOP, "h100_sxm5.mem_bw_Bps", "missing field 'value'"]),
+    ("caveats a string", HOP, _edit(H100_BW, 'caveats = ["HBM3, read + write share one bus", "final"]',
+                                    'caveats = "HBM3, final"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "caveats must be a list of strings", "'HBM3, final'"]),
+    ("caveats hold a number", HOP, _edit(H100_BW, '"final"]', '3]'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "caveats", "3"]),
+    ("misspelled caveats", HOP, _edit(H100_BW, "caveats =", "caveets ="),
+     [HOP, "h100_sxm5.mem_bw_Bps", "unknown field 'caveets'", "did you mean caveats"]),
+    ("unknown kind", HOP, _edit(H100_BW, 'kind = "datasheet"', 'kind = "datashet"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "unknown kind 'datashet'", "did you mean datasheet"]),
+    ("unknown unit", HOP, _edit(H100_BW, 'unit = "B/s"', 'unit = "GB/s"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "unknown unit 'GB/s'"]),
+    ("unknown source", HOP, _edit(H100_BW, '"h100_wp_v104"', '"h100_wp_v105"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "unknown source 'h100_wp_v105'", "did you mean h100_wp_v104"]),
+    ("value a string", HOP, _edit(H100_BW, "value = 3352e9", 'value = "3352e9"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "value must be a number", "'3352e9'"]),
+    ("value a bool", HOP, _edit(H100_BW, "value = 3352e9", "value = true"),
+     [HOP, "h100_sxm5.mem_bw_Bps", "value must be a number", "bool"]),
+    ("value nan", HOP, _edit(H100_BW, "value = 3352e9", "value = nan"),
+     [HOP, "h100_sxm5.mem_bw_Bps", "value must be finite"]),
+    ("value a list", HOP, _edit(H100_BW, "value = 3352e9", "value = [3352e9]"),
+     [HOP, "h100_sxm5.mem_bw_Bps", "value must be a number"]),
+    ("empty where", HOP, _line(H100_BW, "where", 'where = "  "'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "where is empty"]),
+    ("where a number", HOP, _line(H100_BW, "where", "where = 3"),
+     [HOP, "h100_sxm5.mem_bw_Bps", "where must be a string"]),
+    ("teaching value in a product", HOP, _edit(H100_BW, 'kind = "datasheet"', 'kind = "teaching"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "'teaching'", "'assumption'"]),
+    ("datasheet value among assumptions", "teaching.toml",
+     _edit("entries.teaching_gpu.specs.peak_flop_s", 'kind = "teaching"', 'kind = "datasheet"'),
+     ["teaching.toml", "teaching_gpu.peak_flop_s", "'assumption'"]),
+    ("spec twice in two files", "nvidia_ampere.toml", _append(f"[{H100_BW}]\n{H100_BW_ROW}"),
+     ["nvidia_ampere.toml", "h100_sxm5.mem_bw_Bps", "defined twice", HOP]),
+    ("entry twice in two files", "intel_xeon.toml",
+     _append(f"[entries.h100_sxm5.specs.new_spec_B]\n{H100_BW_ROW.replace('B/s', 'B')}"),
+     ["intel_xeon.toml", "h100_sxm5", "already defined in", HOP]),
+    ("device without category in a non-device file", "software.toml",
+     _append('[entries.mi300x]\nname = "AMD MI300X"\n\n[entries.mi300x.specs.mem_bw_Bps]\n' + H100_BW_ROW),
+     ["software.toml", "mi300x", "missing field 'category'"]),
+    ("unknown category", HOP, _edit("entries.h100_sxm5", 'category = "device"', 'category = "gpu"'),
+     [HOP, "h100_sxm5", "unknown category 'gpu'"]),
+    ("device without family", "nvidia_blackwell.toml", _edit("entries.b200_hgx", 'family = "blackwell"\n', ""),
+     ["nvidia_blackwell.toml", "b200_hgx", "needs a family"]),
+    ("device without year", "nvidia_volta.toml", _edit("entries.v100_sxm2", "year = 2017\n", ""),
+     ["nvidia_volta.toml", "v100_sxm2", "needs a year"]),
+    ("year a string", "nvidia_volta.toml", _edit("entries.v100_sxm2", "year = 2017", 'year = "2017"'),
+     ["nvidia_volta.toml", "v100_sxm2", "year", "'2017'"]),
+    ("misspelled entry field", HOP, _edit("entries.h100_sxm5", 'vendor = "nvidia"', 'vendr = "nvidia"'),
+     [HOP, "h100_sxm5", "unknown field 'vendr'", "did you mean vendor"]),
+    ("entry without name", "hbm.toml", _edit("entries.hbm3_jesd238", 'name = "HBM3 (JEDEC JESD238)"\n', ""),
+     ["hbm.toml", "hbm3_jesd238", "missing field 'name'"]),
+    ("entry without specs", "software.toml", _append('[entries.vllm]\nname = "vLLM"\ncategory = "software"'),
+     ["software.toml", "vllm", "missing field 'specs'"]),
+    ("spec not a table", "software.toml", _edit("entries.hf_tokenizers", 'category = "software"',
+                                                'category = "software"\nspecs.speed = 3'),
+     ["software.toml", "hf_tokenizers.speed", "expected a table"]),
+    ("source without publisher", SRC, _edit("sources.h100_wp_v104", 'publisher = "NVIDIA"\n', ""),
+     [SRC, "h100_wp_v104", "missing field 'publisher'"]),
+    ("misspelled source field", SRC, _edit("sources.h100_wp_v104", "title =", "titel ="),
+     [SRC, "h100_wp_v104", "unknown field 'titel'", "did you mean title"]),
+    ("source url not a url", SRC, _edit("sources.jedec_hbm3", '"https://www.jedec.org/"', '"www.jedec.org"'),
+     [SRC, "jedec_hbm3", "url"]),
+    ("source outside sources.toml", "hbm.toml", _append('[sources.jedec_hbm5]\ntitle = "x"\ndate = "2030"'),
+     ["hbm.toml", "[sources]", SRC]),
+    ("the old table name", "software.toml", _append('[devices.x]\nname = "x"'),
+     ["software.toml", "[devices]", "[entries.<key>]"]),
+    ("not TOML", "nvidia_grace.toml", _append("this is not = = toml"),
+     ["nvidia_grace.toml", "not valid TOML"]),
+]
+
+
+@pytest.fixture
+def registry_copy(tmp_path):
+    copy = tmp_path / "registry"
+    shutil.copytree(REGISTRY, copy)
+    return copy
+
+
+def test_an_intact_copy_loads_like_the_registry(registry_copy):
+    reg = hw.load(registry_copy)
+    assert reg.directory == registry_copy
+    assert {(s.device, s.name, s.value) for s in reg.all_specs()} == {
+        (s.device, s.name, s.value) for s in hw.all_specs()}
+
+
+def test_a_copy_with_a_new_spec_serves_it(registry_copy):
+    path = registry_copy / HOP
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        f"[{H100_BW}]", f"[entries.h100_sxm5.specs.test_only_B]\n{H100_BW_ROW.replace('B/s', 'B')}\n[{H100_BW}]"),
+        encoding="utf-8")
+    assert hw.load(registry_copy).spec("h100_sxm5", "test_only_B").value == 3352e9
+
+
+@pytest.mark.parametrize("file, corrupt, expected", [c[1:] for c in CORRUPTIONS], ids=[c[0] for c in CORRUPTIONS])
+def test_a_corrupted_copy_is_refused_naming_file_entry_and_key(registry_copy, file, corrupt, expected):
+    path = registry_copy / file
+    path.write_text(corrupt(path.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(hw.RegistryError) as err:
+        hw.load(registry_copy)
+    msg = str(err.value)
+    for part in expected:
+        assert part in msg, f"{part!r} not in:\n{msg}"
+    assert any(all(p in line for p in expected[:2]) for line in err.value.errors), err.value.errors
+
+
+def test_every_error_is_reported_at_once(registry_copy):
+    by_id = {c[0]: c[1:3] for c in CORRUPTIONS}
+    for file, corrupt in [by_id["missing source"], by_id["device without year"]]:
+        path = registry_copy / file
+        path.write_text(corrupt(path.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(ValueError) as err:           # a RegistryError is a ValueError
+        hw.load(registry_copy)
+    assert len(err.value.errors) == 2
+    assert err.value.errors[0].startswith(HOP) and err.value.errors[1].startswith("nvidia_volta.toml")
+
+
+def test_a_folder_without_registry_files_is_refused(tmp_path):
+    with pytest.raises(hw.RegistryError, match="no registry files"):
+        hw.load(tmp_path)
+
+
+def test_a_missing_sources_file_is_refused(registry_copy):
+    (registry_copy / SRC).unlink()
+    with pytest.raises(hw.RegistryError, match="sources.toml: missing"):
+        hw.load(registry_copy)

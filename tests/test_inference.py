@@ -46,8 +46,8 @@ def names(param):
 # ---- the teaching inputs come from the registry -------------------------------------------
 
 def test_teaching_request(req):
-    assert (req.n_params, req.prompt_tokens, req.kv_bytes, req.bytes_per_param) == (8e9, 2000, 0.3e9, 2)
-    assert req.weight_bytes == 16e9
+    assert (req.n_params, req.prompt_tokens, req.kv_B, req.bytes_per_param) == (8e9, 2000, 0.3e9, 2)
+    assert req.weight_B == 16e9
     assert req.flops_per_token == 2 * 8e9
 
 
@@ -58,8 +58,8 @@ def test_teaching_gpu(gpu):
     assert round(gpu.ridge_point, 1) == 333.3                  # peak over peak, not effective
 
 
-def test_h100_from_registry_uses_full_efficiency():
-    h100 = inf.Accelerator.from_registry("h100_sxm5")
+def test_h100_at_peak_uses_full_efficiency():
+    h100 = inf.Accelerator.at_peak("h100_sxm5")
     assert (h100.peak_flop_s, h100.mem_bw_Bps) == (989.4e12, 3352e9)
     assert (h100.flop_efficiency, h100.bw_efficiency) == (1.0, 1.0)
     assert h100.ridge_point == pytest.approx(989.4 / 3.352)
@@ -69,6 +69,16 @@ def test_h100_from_registry_uses_full_efficiency():
 def test_from_registry_overrides_efficiencies():
     acc = inf.Accelerator.from_registry("teaching_gpu", flop_efficiency=0.8, bw_efficiency=0.9)
     assert (acc.flop_efficiency, acc.bw_efficiency) == (0.8, 0.9)
+
+
+def test_from_registry_needs_efficiencies_the_registry_lacks():
+    # the H100 has no efficiency specs: a missing one is an error naming it, never a silent 1.0
+    with pytest.raises(KeyError, match="flop_efficiency"):
+        inf.Accelerator.from_registry("h100_sxm5")
+    with pytest.raises(KeyError, match="bw_efficiency"):
+        inf.Accelerator.from_registry("h100_sxm5", flop_efficiency=0.5)
+    acc = inf.Accelerator.from_registry("h100_sxm5", flop_efficiency=0.5, bw_efficiency=0.7)
+    assert (acc.flop_efficiency, acc.bw_efficiency) == (0.5, 0.7)
 
 
 def test_from_registry_needs_a_dense_peak():
@@ -90,7 +100,7 @@ def test_prefill_worked_example(req, gpu):
 
 def test_short_prompt_prefill_is_memory_bound(gpu):
     # 1 token: 16 GFLOP in 0.032 ms, but the weights still take 7.6 ms to read.
-    p = inf.prefill(inf.Request(n_params=N, prompt_tokens=1, kv_bytes=0), gpu)
+    p = inf.prefill(inf.Request(n_params=N, prompt_tokens=1, kv_B=0), gpu)
     assert p.bound == "memory" and p.time_s == pytest.approx(W / EFF_B)
 
 
@@ -100,7 +110,7 @@ def test_decode_step_worked_example(req, gpu):
     s = inf.decode_step(req, gpu)
     assert s.compute_s == pytest.approx(2 * N / EFF_F)         # 0.032 ms
     assert round(s.compute_s * 1e3, 3) == 0.032
-    assert s.bytes == pytest.approx(W + KV) == 16.3e9
+    assert s.read_B == pytest.approx(W + KV) == 16.3e9
     assert s.memory_s == pytest.approx((W + KV) / EFF_B)       # 16.3 GB at 2.1 TB/s
     assert round(s.memory_s * 1e3, 1) == 7.8
     assert s.bound == "memory"
@@ -119,7 +129,7 @@ def test_batch_one_throughput_is_about_129(req, gpu):
 
 def test_batch_32_worked_example(req, gpu):
     s = inf.decode_step(req, gpu, batch=32)
-    assert s.bytes == pytest.approx(W + 32 * KV) == 25.6e9
+    assert s.read_B == pytest.approx(W + 32 * KV) == 25.6e9
     assert s.time_s == pytest.approx((W + 32 * KV) / EFF_B)
     assert round(s.time_s * 1e3, 1) == 12.2
     assert s.throughput_tok_s == pytest.approx(32 * EFF_B / (W + 32 * KV))
@@ -142,7 +152,7 @@ def test_batch_32_costs_latency(req, gpu):
 
 def test_without_kv_decode_turns_compute_bound_past_the_effective_ridge(gpu):
     # KV = 0: intensity = 2N*b / 2N bytes = b FLOP/byte; effective ridge = 0.5e15 / 2.1e12 = 238.1.
-    r = inf.Request(n_params=N, prompt_tokens=1, kv_bytes=0)
+    r = inf.Request(n_params=N, prompt_tokens=1, kv_B=0)
     first = math.ceil(EFF_F / EFF_B)
     assert first == 239
     assert inf.decode_step(r, gpu, first - 1).bound == "memory"
@@ -165,14 +175,14 @@ def test_measured_h200_steps_respect_the_floor():
 
 
 def test_llama3_8b_floor_on_h200():
-    t = inf.min_token_time_s(LLAMA3_8B.weight_bytes(), 4.8e12)
+    t = inf.min_token_time_s(LLAMA3_8B.weight_B(), 4.8e12)
     assert t == pytest.approx(2 * 8_030_261_248 / 4.8e12)      # 3.35 ms, at most ~299 tokens/s
 
 
 # ---- identities ---------------------------------------------------------------------------
 
 requests = st.builds(inf.Request, n_params=st.floats(1e6, 1e13), prompt_tokens=st.integers(1, 100_000),
-                     kv_bytes=st.floats(0, 1e12), bytes_per_param=st.sampled_from([0.5, 1, 2, 4]))
+                     kv_B=st.floats(0, 1e12), bytes_per_param=st.sampled_from([0.5, 1, 2, 4]))
 accelerators = st.builds(inf.Accelerator, name=st.just("x"), peak_flop_s=st.floats(1e12, 1e18),
                          mem_bw_Bps=st.floats(1e9, 1e15), flop_efficiency=st.floats(0.01, 1),
                          bw_efficiency=st.floats(0.01, 1))
@@ -189,7 +199,7 @@ def test_batching_never_lowers_throughput(req, acc, b):
 @PROPS
 @given(requests, accelerators, batches)
 def test_kv_share_in_unit_interval_and_increasing(req, acc, b):
-    req = replace(req, kv_bytes=max(req.kv_bytes, 1.0))
+    req = replace(req, kv_B=max(req.kv_B, 1.0))
     lo, hi = inf.decode_step(req, acc, b), inf.decode_step(req, acc, b + 1)
     assert 0 <= lo.kv_share < 1
     assert hi.kv_share > lo.kv_share
@@ -201,7 +211,7 @@ def test_step_takes_the_slower_of_compute_and_memory(req, acc, b):
     s = inf.decode_step(req, acc, b)
     assert s.time_s == max(s.compute_s, s.memory_s)
     assert s.compute_s == pytest.approx(b * 2 * req.n_params / (acc.peak_flop_s * acc.flop_efficiency))
-    assert s.memory_s == pytest.approx((req.n_params * req.bytes_per_param + b * req.kv_bytes)
+    assert s.memory_s == pytest.approx((req.n_params * req.bytes_per_param + b * req.kv_B)
                                        / (acc.mem_bw_Bps * acc.bw_efficiency))
     assert s.bound == ("compute" if s.compute_s >= s.memory_s else "memory")
 
@@ -241,7 +251,7 @@ def test_accelerator_rejects_bad_efficiency(field, bad):
 @pytest.mark.parametrize("field", ["flop_efficiency", "bw_efficiency"])
 def test_from_registry_rejects_bad_efficiency(field, bad):
     with pytest.raises((TypeError, ValueError), match=names(field)):
-        inf.Accelerator.from_registry("h100_sxm5", **{field: bad})
+        inf.Accelerator.from_registry("h100_sxm5", **{"flop_efficiency": 0.5, "bw_efficiency": 0.7, field: bad})
 
 
 def test_from_registry_rejects_unknown_device():
@@ -253,7 +263,7 @@ def test_from_registry_rejects_unknown_device():
     ("n_params", BAD_POSITIVE),
     ("bytes_per_param", BAD_POSITIVE),
     ("prompt_tokens", BAD_COUNT),
-    ("kv_bytes", BAD_NON_NEGATIVE),
+    ("kv_B", BAD_NON_NEGATIVE),
 ])
 def test_request_rejects_bad_fields(field, bads):
     for bad in bads:
@@ -269,7 +279,7 @@ def test_decode_step_rejects_bad_batch(bad):
 
 @pytest.mark.parametrize("bad", BAD_POSITIVE)
 @pytest.mark.parametrize("param, call", [
-    ("weight_bytes", lambda x: inf.min_token_time_s(x, 3352e9)),
+    ("weight_B", lambda x: inf.min_token_time_s(x, 3352e9)),
     ("mem_bw_Bps", lambda x: inf.min_token_time_s(16e9, x)),
 ])
 def test_min_token_time_rejects_bad_input(param, call, bad):

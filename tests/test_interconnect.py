@@ -7,7 +7,7 @@ from infra_lib import interconnect
 def test_ladder_per_direction():
     hbm, nvl, pcie, nic = interconnect.dgx_h100_ladder()
     assert hbm.per_direction_Bps == 3352e9
-    assert nvl.per_direction_Bps == 900e9 / 2 == interconnect.nvlink_per_direction_from_links()
+    assert nvl.per_direction_Bps == 900e9 / 2 == interconnect.h100_nvlink_per_direction_Bps()
     assert pcie.per_direction_Bps == 128e9 / 2
     assert nic.per_direction_Bps == 400e9 / 8
 

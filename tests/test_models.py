@@ -32,13 +32,13 @@ def test_llama3_8b_parameter_count_matches_measurement():
     assert m.LLAMA3_8B.n_params == 8_030_261_248 == MEASURED["model"]["params"]
 
 
-def test_llama3_8b_weight_bytes_match_measurement():
-    assert m.LLAMA3_8B.weight_bytes() == 2 * 8_030_261_248 == MEASURED["model"]["weight_bytes"]
+def test_llama3_8b_weight_B_match_measurement():
+    assert m.LLAMA3_8B.weight_B() == 2 * 8_030_261_248 == MEASURED["model"]["weight_bytes"]
 
 
-def test_llama3_8b_kv_bytes_per_token():
+def test_llama3_8b_kv_B_per_token():
     # 2 (K and V) x 32 layers x 8 KV heads x 128 head_dim x 2 bytes (BF16)
-    assert m.LLAMA3_8B.kv_bytes_per_token() == 2 * 32 * 8 * 128 * 2 == 131072
+    assert m.LLAMA3_8B.kv_B_per_token() == 2 * 32 * 8 * 128 * 2 == 131072
     assert MEASURED["model"]["kv_bytes_per_token"] == 131072
 
 
@@ -55,8 +55,8 @@ def test_llama3_70b_parameter_count():
     assert expected == pytest.approx(70.6e9, rel=1e-3)
 
 
-def test_llama3_70b_kv_bytes_per_token():
-    assert m.LLAMA3_70B.kv_bytes_per_token() == 2 * 80 * 8 * 128 * 2 == 327680
+def test_llama3_70b_kv_B_per_token():
+    assert m.LLAMA3_70B.kv_B_per_token() == 2 * 80 * 8 * 128 * 2 == 327680
 
 
 def test_tied_embeddings_drop_one_vocab_matrix():
@@ -67,12 +67,12 @@ def test_tied_embeddings_drop_one_vocab_matrix():
 def test_explicit_head_dim_is_kept():
     shape = replace(m.LLAMA3_8B, head_dim=64)
     assert shape.head_dim == 64
-    assert shape.kv_bytes_per_token() == 2 * 32 * 8 * 64 * 2
+    assert shape.kv_B_per_token() == 2 * 32 * 8 * 64 * 2
 
 
-def test_weight_bytes_at_other_precisions():
-    assert m.LLAMA3_8B.weight_bytes(1) == 8_030_261_248
-    assert m.LLAMA3_8B.weight_bytes(0.5) == 8_030_261_248 / 2
+def test_weight_B_at_other_precisions():
+    assert m.LLAMA3_8B.weight_B(1) == 8_030_261_248
+    assert m.LLAMA3_8B.weight_B(0.5) == 8_030_261_248 / 2
 
 
 def test_presets():
@@ -128,14 +128,14 @@ def test_attention_term_grows_with_context(layers, ctx, d):
 
 # ---- KV bytes ----------------------------------------------------------------------------
 
-def test_kv_bytes_formula():
-    assert m.kv_bytes_per_token(32, 8, 128) == 131072
-    assert m.kv_bytes_per_token(32, 8, 128, bytes_per_value=1) == 65536
+def test_kv_B_formula():
+    assert m.kv_B_per_token(32, 8, 128) == 131072
+    assert m.kv_B_per_token(32, 8, 128, bytes_per_value=1) == 65536
 
 
 def test_gqa_caches_fewer_heads():
     # Full multi-head attention (32 KV heads) would cache 4x more than GQA with 8.
-    assert m.kv_bytes_per_token(32, 32, 128) == 4 * m.kv_bytes_per_token(32, 8, 128)
+    assert m.kv_B_per_token(32, 32, 128) == 4 * m.kv_B_per_token(32, 8, 128)
 
 
 # ---- validation --------------------------------------------------------------------------
@@ -171,9 +171,9 @@ def test_n_ctx_rejects_bad_input(call, bad):
 
 @pytest.mark.parametrize("bad", BAD_COUNT)
 @pytest.mark.parametrize("param, call", [
-    ("n_layers", lambda x: m.kv_bytes_per_token(x, 8, 128)),
-    ("n_kv_heads", lambda x: m.kv_bytes_per_token(32, x, 128)),
-    ("head_dim", lambda x: m.kv_bytes_per_token(32, 8, x)),
+    ("n_layers", lambda x: m.kv_B_per_token(x, 8, 128)),
+    ("n_kv_heads", lambda x: m.kv_B_per_token(32, x, 128)),
+    ("head_dim", lambda x: m.kv_B_per_token(32, 8, x)),
 ])
 def test_kv_counts_reject_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
@@ -182,9 +182,9 @@ def test_kv_counts_reject_bad_input(param, call, bad):
 
 @pytest.mark.parametrize("bad", BAD_POSITIVE)
 @pytest.mark.parametrize("param, call", [
-    ("bytes_per_value", lambda x: m.kv_bytes_per_token(32, 8, 128, x)),
-    ("bytes_per_value", lambda x: m.LLAMA3_8B.kv_bytes_per_token(x)),
-    ("bytes_per_param", lambda x: m.LLAMA3_8B.weight_bytes(x)),
+    ("bytes_per_value", lambda x: m.kv_B_per_token(32, 8, 128, x)),
+    ("bytes_per_value", lambda x: m.LLAMA3_8B.kv_B_per_token(x)),
+    ("bytes_per_param", lambda x: m.LLAMA3_8B.weight_B(x)),
 ])
 def test_bytes_per_value_rejects_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):

@@ -38,9 +38,20 @@ def test_a_hand_typed_number_is_caught_and_named(page, tmp_path):
     ("```{admonition} Answer\n12 ms\n```\n", ["12"]),
     ("约 7.8 ms，共 25.6 GB", ["7.8", "25.6"]),
     ("$t = 2NP / 5$", ["5"]),
+    ("as {cite:t}`hennessy2017architecture{§1.6}` and {cite:p}`kaplan2020scaling{Table 1},pope2022inference` say", []),
+    ("by {eq}`eq-yield-murphy2`, see {numref}`fig-ch3-x`", []),
+    ("$$\nY=e^{-AD_0}\n$$ (eq-yield-2)\n", []),
+    ("```{exercise} A model of 70 GB\n:label: ch3-ex5\n\nIt takes 12 ms.\n```\n", ["70", "12"]),
+    ("```{solution} ch3-ex5\n:class: dropdown\n\n12 ms\n```\n", ["12"]),
+    ("```{bibliography}\n:filter: docname in docnames\n```\n", []),
 ])
+
 def test_what_counts_as_typed(text, numbers):
     assert [n for _, n, _ in prose.typed_numbers(text)] == numbers
+
+
+def test_cited_keys_drop_pre_and_post_text():
+    assert prose.cited_keys("{cite:p}`{see}a2020{§2},b1961` and {cite:t}`c2009`") == ["a2020", "b1961", "c2009"]
 
 
 def test_allowed_phrases_are_exact(tmp_path):

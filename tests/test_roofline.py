@@ -55,10 +55,18 @@ def test_attainable_on_both_sides_of_the_ridge():
 
 # ---- identities ---------------------------------------------------------------------------
 
+def test_ridge_point_by_hand():
+    # teaching GPU: 1,000 TFLOP/s over 3 TB/s = 333.3 FLOP/byte; H200: 989.4 TFLOP/s over 4.8 TB/s = 206.1
+    assert r.ridge_point(1e15, 3e12) == pytest.approx(333.33, abs=0.01)
+    assert r.ridge_point(989.4e12, 4.8e12) == pytest.approx(206.125)
+
+
 @PROPS
-@given(peaks, bandwidths)
-def test_ridge_point_is_peak_over_bandwidth(peak, bw):
-    assert r.ridge_point(peak, bw) == peak / bw
+@given(peaks, bandwidths, st.floats(0.01, 100))
+def test_ridge_point_scales_with_peak_and_inversely_with_bandwidth(peak, bw, k):
+    assert r.ridge_point(k * peak, bw) == pytest.approx(k * r.ridge_point(peak, bw), rel=1e-12)
+    assert r.ridge_point(peak, k * bw) == pytest.approx(r.ridge_point(peak, bw) / k, rel=1e-12)
+    assert r.attainable_flop_s(r.ridge_point(peak, bw), peak, bw) == pytest.approx(peak, rel=1e-12)
 
 
 @PROPS
@@ -95,17 +103,22 @@ def test_attainable_is_non_decreasing_in_intensity(i, peak, bw):
     assert r.attainable_flop_s(i + 1, peak, bw) >= r.attainable_flop_s(i, peak, bw)
 
 
+def test_intensity_by_hand():
+    # a 4096-cubed BF16 matmul: 2 x 4096^3 FLOPs over three 4096^2 matrices of 2 bytes = 4096/3
+    assert r.arithmetic_intensity(2 * 4096**3, 3 * 4096**2 * 2) == pytest.approx(1365.333, abs=1e-3)
+
+
 @PROPS
-@given(st.floats(0, 1e20), st.floats(1, 1e20))
-def test_intensity_is_flops_over_bytes(flops, n_bytes):
-    assert r.arithmetic_intensity(flops, n_bytes) == flops / n_bytes
+@given(st.floats(0, 1e20), st.floats(1, 1e18), st.floats(0.01, 100))
+def test_intensity_is_unchanged_when_work_and_traffic_scale_together(flops, n_bytes, k):
+    assert r.arithmetic_intensity(k * flops, k * n_bytes) == pytest.approx(r.arithmetic_intensity(flops, n_bytes), rel=1e-12)
 
 
 # ---- validation --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("bad", BAD_POSITIVE)
 @pytest.mark.parametrize("param, call", [
-    ("n_bytes", lambda x: r.arithmetic_intensity(1e9, x)),
+    ("moved_B", lambda x: r.arithmetic_intensity(1e9, x)),
     ("peak_flop_s", lambda x: r.ridge_point(x, 3e12)),
     ("mem_bw_Bps", lambda x: r.ridge_point(1e15, x)),
     ("peak_flop_s", lambda x: r.attainable_flop_s(10, x, 3e12)),

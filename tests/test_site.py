@@ -4,7 +4,8 @@
     .venv/bin/python -m pytest tests/test_site.py -q         # add `-k en` for the English pages only
     SITE_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_site.py   # plus a PNG per page
 
-This file never builds the site; a test fails (never skips) when an edition it needs is missing.
+The site comes from the session's strict build (the ``strict_build`` fixture of conftest.py:
+built once, by whichever test asks first); a test fails (never skips) when an edition is missing.
 Pages come from _toc.yml and from walking the built folders, so a new chapter is tested without
 touching this file. Each page is loaded once per session (in a fresh browser context, so nothing
 is served from cache) and the checks below read that one load:
@@ -227,7 +228,8 @@ class Site:
 
 
 @pytest.fixture(scope="session")
-def site_server():
+def site_server(strict_build):
+    assert strict_build.returncode == 0, "the strict build failed:\n" + strict_build.log[-6000:]
     with SiteServer(SITE) as server:
         yield server
 
@@ -256,12 +258,12 @@ def loaded(site, page):
 # --- the site is there, and every page of it is tested ----------------------------------------
 
 @pytest.mark.parametrize("lang", EDITIONS)
-def test_site_is_built(lang):
+def test_site_is_built(strict_build, lang):
     require(lang)
 
 
 @pytest.mark.parametrize("lang", EDITIONS)
-def test_every_built_page_is_tested(lang):
+def test_every_built_page_is_tested(strict_build, lang):
     """A page built after collection (or missing from the toc) would otherwise go untested."""
     require(lang)
     untested = sorted(set(built_pages(lang)) - set(PAGES))

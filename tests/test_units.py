@@ -118,7 +118,7 @@ def test_serial_link_accepts_whole_float_lanes():
 
 @pytest.mark.parametrize("func, param", [
     (u.bits_to_bytes, "bits"),
-    (u.bytes_to_bits, "n_bytes"),
+    (u.bytes_to_bits, "n_B"),
     (u.per_direction, "total_bidirectional"),
     (u.bidirectional, "per_direction_rate"),
 ])

@@ -1,10 +1,11 @@
-"""Sphinx extension for the course: links every page to its twin in the other edition.
+"""Sphinx extension for the course: twin links between editions, and numbers per chapter.
 
 The English site is built into site/en and the Chinese one into site/zh, with the same page
 names except for /en/ <-> /zh/. Each page gets ``twin_url`` (a relative link to the same page
 in the other edition) and ``twin_label`` for the template book/_templates/twin-link.html.
 """
 import posixpath
+import re
 
 TWIN = {"en": ("zh", "中文"), "zh_CN": ("en", "English")}
 
@@ -28,6 +29,27 @@ def add_twin_link(app, pagename, templatename, context, doctree):
     context["twin_lang"] = "zh-CN" if other == "zh" else "en"
 
 
+# Figures, tables and exercises are numbered per chapter, "Figure 3.2", "Exercise 3.4": the
+# chapter's number is the NN of its file name. Sphinx would count them across the whole book.
+PER_CHAPTER = ("figure", "table", "exercise")
+CHAPTER = re.compile(r"notebooks/(?:en|zh)/(\d+)_")
+
+
+def number_per_chapter(app, env):
+    for docname, by_type in env.toc_fignumbers.items():
+        chapter = CHAPTER.match(docname)
+        for figtype in PER_CHAPTER:
+            numbers = by_type.get(figtype)
+            if not numbers:
+                continue
+            ordered = sorted(numbers, key=lambda node_id: numbers[node_id])
+            prefix = (int(chapter.group(1)),) if chapter else ()
+            for i, node_id in enumerate(ordered, start=1):
+                numbers[node_id] = prefix + (i,)
+    return []
+
+
 def setup(app):
     app.connect("html-page-context", add_twin_link)
+    app.connect("env-get-updated", number_per_chapter, priority=900)   # after Sphinx assigns them
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,39 +1,42 @@
-"""Figures of chapter 1 (how chips are made), with labels in the page's language.
+"""Figures of chapter 1 (how chips are made): yield, dies and cost per wafer, supply.
+
+(The chapter's HBM figure is :func:`infra_lib.figures.memory.hbm_bandwidth`.)
 
 Each function takes the numbers to draw (or computes them with :mod:`infra_lib.fab`) and
-``lang``, calls :func:`plotting.setup`, closes the figure and returns it, like the figures in
-:mod:`infra_lib.plotting`.
+``lang``, calls :func:`style.setup`, closes the figure and returns it.
 """
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
-from matplotlib.patches import Patch
 import numpy as np
+from matplotlib.figure import Figure
 
-from . import fab, i18n, plotting, units
-from .i18n import t
-from .plotting import COLORS
-
+from .. import fab
+from ..i18n import t
+from .style import COLORS, finish, setup
 
 MODEL_COLORS = {"poisson": COLORS["compute"], "murphy": COLORS["memory"], "negative_binomial": COLORS["accent"]}
 SUPPLY_KEYS = {"logic": "fab_logic", "packaging": "fab_packaging", "hbm": "fab_hbm"}
 SUPPLY_COLORS = {"logic": COLORS["memory"], "packaging": COLORS["accent"], "hbm": COLORS["compute"]}
 
 
-def _model_label(model, alpha, lang):
+def _model_label(model: str, alpha: float | None, lang: str) -> str:
     return t(f"fab_{model}", lang, alpha=alpha) if model == "negative_binomial" else t(f"fab_{model}", lang)
 
 
-def yield_figure(d0_per_cm2, alpha, marks, lang, max_area_mm2=1000):
+def yield_curves(d0_per_cm2: float, alpha: float, marks: Sequence[tuple[str, float]], lang: str,
+                 max_area_mm2: float = 1000) -> Figure:
     """Die yield against die area for the three models at one defect density.
 
     ``marks``: list of (label, area mm²) drawn as points on the Murphy curve; the reticle is a
     dashed line.
     """
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.0, 4.2))
     a = np.linspace(10, max_area_mm2, 300)
     for model in fab.MODELS:
-        y = [fab.die_yield(x, d0_per_cm2, model, alpha) for x in a]
-        ax.plot(a, y, color=MODEL_COLORS[model], lw=2, label=_model_label(model, alpha, lang))
+        curve = [fab.die_yield(x, d0_per_cm2, model, alpha) for x in a]
+        ax.plot(a, curve, color=MODEL_COLORS[model], lw=2, label=_model_label(model, alpha, lang))
     reticle = fab.reticle_area_mm2()
     ax.axvline(reticle, color=COLORS["grey"], ls="--", lw=1)
     ax.annotate(t("fab_reticle", lang, area=reticle), (reticle, 0.97), xytext=(-6, 0), textcoords="offset points",
@@ -49,15 +52,14 @@ def yield_figure(d0_per_cm2, alpha, marks, lang, max_area_mm2=1000):
     ax.set_ylabel(t("fab_yield", lang))
     ax.set_title(t("fab_yield_title", lang, d0=d0_per_cm2), fontsize=10.5)
     ax.legend(loc="lower left", fontsize=9)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)
 
 
-def dies_figure(d0_per_cm2, wafer_price_usd, marks, lang, model="murphy", alpha=None, max_area_mm2=858):
+def dies_and_cost(d0_per_cm2: float, wafer_price_usd: float, marks: Sequence[tuple[str, float]], lang: str,
+                  model: str = "murphy", alpha: float | None = None, max_area_mm2: float = 858) -> Figure:
     """Left: candidate and good dies per wafer against die area. Right: cost per good die and
     per mm² of good silicon. ``marks``: list of (label, area mm²)."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.0, 7.4))
     a = np.linspace(25, max_area_mm2, 300)
     wafers = [fab.wafer(x, d0_per_cm2, wafer_price_usd, model, alpha) for x in a]
@@ -88,60 +90,15 @@ def dies_figure(d0_per_cm2, wafer_price_usd, marks, lang, model="murphy", alpha=
         a2.annotate(f"{label}: ${w.cost_per_good_die_usd:,.0f}", (area, w.cost_per_good_die_usd), xytext=(-8, 6),
                     textcoords="offset points", ha="right", fontsize=10)
     a2.set_title(t("fab_wafer_price", lang, price=wafer_price_usd), fontsize=10)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)
 
 
-def hbm_figure(generations, gpus, lang):
-    """Left: bandwidth per stack, standard maximum against as run in GPUs. Right: each GPU's
-    bandwidth built up stack by stack.
-
-    ``generations``: list of (label, bits per stack, pin rate bit/s) at the standard's maximum.
-    ``gpus``: list of (label, stacks, bits per stack, pin rate bit/s) as run.
-    """
-    lang = plotting.setup(lang)
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.0, 8.0), gridspec_kw={"height_ratios": [1.1, 1]})
-    labels = [g[0] for g in generations] + [g[0] for g in gpus]
-    per_stack = [fab.stack_bandwidth_Bps(b, r) / units.GB for _, b, r in generations]
-    as_run = [fab.stack_bandwidth_Bps(b, r) / units.GB for _, _, b, r in gpus]
-    y = np.arange(len(labels))
-    colors = [COLORS["grey"]] * len(generations) + [COLORS["memory"]] * len(gpus)
-    a1.barh(y, per_stack + as_run, color=colors, height=0.62)
-    for yi, v in zip(y, per_stack + as_run):
-        a1.annotate(f"{v:,.0f}", (v, yi), xytext=(3, 0), textcoords="offset points", va="center", fontsize=9.5)
-    a1.set_yticks(y, labels, fontsize=9.5)
-    a1.invert_yaxis()
-    a1.set_xlim(0, max(per_stack + as_run) * 1.2)
-    a1.set_xlabel(t("fab_per_stack", lang))
-    a1.legend(handles=[Patch(color=COLORS["grey"], label=t("fab_std_max", lang)),
-                       Patch(color=COLORS["memory"], label=t("fab_as_run", lang))], loc="upper right", fontsize=9)
-    x = np.arange(len(gpus))
-    for xi, (label, stacks, bits, rate) in zip(x, gpus):
-        one = fab.stack_bandwidth_Bps(bits, rate) / units.TB
-        for s in range(stacks):
-            a2.bar(xi, one, bottom=s * one, width=0.6, color=COLORS["memory"], edgecolor="white", lw=1.2,
-                   alpha=0.55 + 0.45 * (s % 2))
-        total = stacks * one
-        a2.annotate(f"{total:.2f} TB/s", (xi, total), xytext=(0, 3), textcoords="offset points", ha="center",
-                    fontsize=10, fontweight="bold")
-    a2.set_xticks(x, [f"{g[0]}\n" + t("fab_stacks_label", lang, stacks=g[1], pin=g[3] / 1e9) for g in gpus],
-                  fontsize=9.5)
-    a2.set_ylabel(t("fab_gpu_bw", lang))
-    a1.yaxis.grid(False)
-    a2.xaxis.grid(False)
-    a2.set_ylim(0, max(s * fab.stack_bandwidth_Bps(b, r) / units.TB for _, s, b, r in gpus) * 1.15)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
-
-
-def supply_figure(results, lang):
+def supply_limits(results: Sequence[fab.SupplyResult], lang: str) -> Figure:
     """GPUs per month each supply allows, per product; the binding supply outlined.
 
     ``results``: list of :class:`fab.SupplyResult`.
     """
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.6, 3.9))
     n = len(fab.SUPPLIES)
     h = 0.8 / n
@@ -163,6 +120,4 @@ def supply_figure(results, lang):
     ax.set_xlim(0, max(max(r.logic, r.packaging, r.hbm) for r in results) / 1e3 * 1.35)
     ax.set_xlabel(t("fab_gpus_month", lang))
     ax.legend(loc="lower right", fontsize=8.5)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)

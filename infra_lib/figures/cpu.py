@@ -1,24 +1,26 @@
-"""Figures of chapter 2 (CPU architecture), with labels in the page's language.
+"""Figures of chapter 2 (CPU architecture): the latency ladder, peak FLOP/s, launch overhead.
 
-Each function takes ``lang``, calls :func:`plotting.setup`, draws on an opaque white background
-with :data:`plotting.COLORS`, closes the figure and returns it.
+(The chapter's roofline of several machines is :func:`infra_lib.figures.roofline.machines`.)
+Each function takes ``lang``, calls :func:`style.setup`, closes the figure and returns it.
 """
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
-from . import _check, plotting, units
-from .i18n import t
+from .. import _check, cpu, units
+from ..i18n import t
+from .style import COLORS, finish, setup
 
-
-
-def latency_ladder_figure(levels, clock_hz, lang):
+def latency_ladder(levels: Sequence[cpu.CacheLevel], clock_hz: float, lang: str) -> Figure:
     """Horizontal bars of each level's latency (log scale), annotated with cycles at ``clock_hz`` and size."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     clock = _check.positive("clock_hz", clock_hz, "Hz")
     fig, ax = plt.subplots(figsize=(7.4, 3.6))
     y = np.arange(len(levels))
     ns = [lv.latency_s / 1e-9 for lv in levels]
-    colors = [plotting.COLORS["memory"]] * (len(levels) - 1) + [plotting.COLORS["compute"]]
+    colors = [COLORS["memory"]] * (len(levels) - 1) + [COLORS["compute"]]
     ax.barh(y, ns, height=0.6, color=colors)
     labels = []
     for lv in levels:
@@ -38,18 +40,16 @@ def latency_ladder_figure(levels, clock_hz, lang):
     ax.set_xlim(0.5, max(ns) * 40)
     ax.set_xlabel(t("cpu_latency_ns", lang))
     ax.grid(axis="y", visible=False)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)
 
 
-def peaks_figure(peaks, lang):
+def peak_flops(peaks: Sequence[cpu.Peak], lang: str) -> Figure:
     """Horizontal bars of peak FLOP/s (log scale): CPUs in blue, GPUs in red, precision and clock noted."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.4, 3.8))
     y = np.arange(len(peaks))
     tf = [p.flop_s / 1e12 for p in peaks]
-    colors = [plotting.COLORS["memory"] if p.device == "cpu" else plotting.COLORS["compute"] for p in peaks]
+    colors = [COLORS["memory"] if p.device == "cpu" else COLORS["compute"] for p in peaks]
     ax.barh(y, tf, height=0.6, color=colors)
     for yi, v, p in zip(y, tf, peaks):
         note = f"{v:,.2f} TFLOP/s · {p.precision}" if v < 10 else f"{v:,.1f} TFLOP/s · {p.precision}"
@@ -62,23 +62,21 @@ def peaks_figure(peaks, lang):
     ax.set_xlim(0.05, max(tf) * 60)
     ax.set_xlabel(t("cpu_peak_tflops", lang))
     ax.grid(axis="y", visible=False)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=plotting.COLORS["memory"]),
-               plt.Rectangle((0, 0), 1, 1, color=plotting.COLORS["compute"])]
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["memory"]),
+               plt.Rectangle((0, 0), 1, 1, color=COLORS["compute"])]
     ax.legend(handles, [t("cpu_cpu", lang), t("cpu_gpu", lang)], loc="upper right", fontsize=9)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)
 
 
-def launch_figure(model, eager_measured_s, graph_measured_s, lang):
+def launch_overhead(model: cpu.LaunchModel, eager_measured_s: float, graph_measured_s: float, lang: str) -> Figure:
     """The measured eager and CUDA-graph decode steps, split into GPU work and launch waiting by ``model``."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.0, 2.8))
     y = np.array([0, 1])
     gpu_ms = model.gpu_s / units.MS
     wait = [model.eager_cpu_s / units.MS, model.graph_cpu_s / units.MS]
-    ax.barh(y, [gpu_ms, gpu_ms], height=0.55, color=plotting.COLORS["memory"], label=t("cpu_gpu_work", lang))
-    ax.barh(y, wait, left=[gpu_ms, gpu_ms], height=0.55, color=plotting.COLORS["compute"], label=t("cpu_launch", lang))
+    ax.barh(y, [gpu_ms, gpu_ms], height=0.55, color=COLORS["memory"], label=t("cpu_gpu_work", lang))
+    ax.barh(y, wait, left=[gpu_ms, gpu_ms], height=0.55, color=COLORS["compute"], label=t("cpu_launch", lang))
     for yi, total in zip(y, (eager_measured_s, graph_measured_s)):
         ax.annotate(f"{t('cpu_measured', lang)} {total / units.MS:.2f} ms", (total / units.MS, yi),
                     xytext=(6, -4), textcoords="offset points", fontsize=9)
@@ -88,39 +86,4 @@ def launch_figure(model, eager_measured_s, graph_measured_s, lang):
     ax.set_xlabel(t("cpu_step_ms", lang))
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, fontsize=9)
     ax.grid(axis="y", visible=False)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
-
-
-def machines_roofline_figure(roofs, lang, decode_intensity=None, point=None):
-    """Log-log rooflines of several machines in GFLOP/s.
-
-    ``roofs``: list of (label, peak_flop_s, bandwidth_Bps, color). ``decode_intensity``: draw a
-    vertical line there. ``point``: (label, intensity, flop_s) of a measured kernel.
-    """
-    lang = plotting.setup(lang)
-    fig, ax = plt.subplots(figsize=(7.4, 4.4))
-    ridges = [p / b for _, p, b, _ in roofs]
-    lo = 0.1
-    hi = max(ridges + ([point[1]] if point else [])) * 20
-    x = np.logspace(np.log10(lo), np.log10(hi), 300)
-    for (label, peak, bw, color), ridge in zip(roofs, ridges):
-        ax.loglog(x, np.minimum(peak, x * bw) / 1e9, color=color, lw=2, label=label)
-        ax.plot([ridge], [peak / 1e9], "|", ms=12, color=color)
-    if decode_intensity is not None:
-        ax.axvline(decode_intensity, color=plotting.COLORS["grey"], ls="--", lw=1)
-        ax.annotate(t("cpu_decode_mark", lang), (decode_intensity, ax.get_ylim()[1]), xytext=(3, -8),
-                    textcoords="offset points", rotation=90, color=plotting.COLORS["grey"], fontsize=9,
-                    va="top", ha="left", bbox=dict(facecolor="white", edgecolor="none", pad=1))
-    if point is not None:
-        label, intensity, flop_s = point
-        ax.plot([intensity], [flop_s / 1e9], "o", ms=8, color="black")
-        ax.annotate(label, (intensity, flop_s / 1e9), xytext=(-10, 8), textcoords="offset points",
-                    ha="right", fontsize=9)
-    ax.set_xlabel(t("intensity", lang))
-    ax.set_ylabel(t("cpu_attainable", lang))
-    ax.legend(loc="lower right", fontsize=8.5)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)

@@ -1,26 +1,23 @@
-"""Figures of chapter 3 (GPU architecture), with labels in the page's language.
+"""Figures of chapter 3 (GPU architecture): divergence, the memory hierarchy, measured memory.
 
-Each function takes the numbers to draw (computed by :mod:`infra_lib.gpu` and
-:mod:`infra_lib.formats`) and ``lang``, calls :func:`plotting.setup`, closes the figure and
-returns it, like the figures in :mod:`infra_lib.plotting`.
+Each function takes the numbers to draw (computed by :mod:`infra_lib.gpu`) and ``lang``, calls
+:func:`style.setup`, closes the figure and returns it.
 """
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
-from . import gpu, hardware, i18n, plotting, units
-from .i18n import t
-from .plotting import COLORS
-
+from .. import gpu, units
+from ..i18n import t
+from .style import COLORS, finish, setup
 
 LEVEL_KEYS = {"registers": "gpu_registers", "shared": "gpu_shared", "l2": "gpu_l2", "hbm": "gpu_hbm"}
-SCALE_STYLE = {"e8m0": (COLORS["compute"], "-", "gpu_scale_e8m0"),
-               "e4m3": (COLORS["memory"], "-", "gpu_scale_e4m3"),
-               "fp32": (COLORS["grey"], ":", "gpu_scale_fp32")}
 
-
-def divergence_figure(lang, warp_size=32):
+def divergence(lang: str, warp_size: int = 32) -> Figure:
     """Left: one warp's efficiency against lanes taking the branch. Right: many warps, by probability."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.0, 3.8))
     k = np.arange(warp_size + 1)
     a1.plot(k, [gpu.branch_efficiency(int(i), 1, 1, warp_size) for i in k], "o-", ms=3,
@@ -41,14 +38,12 @@ def divergence_figure(lang, warp_size=32):
     a2.set_ylim(0, 1.08)
     a2.set_title(t("gpu_many_warps", lang), fontsize=10)
     a2.legend(loc="lower center", fontsize=8.5)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)
 
 
-def hierarchy_figure(levels, lang):
+def memory_hierarchy(levels: Sequence[gpu.Level], lang: str) -> Figure:
     """Horizontal bars, log scale: chip-wide bandwidth of each level, with per-SM value and kind."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.4, 3.4))
     y = np.arange(len(levels))
     chip = [lv.chip_Bps / units.TB for lv in levels]
@@ -64,14 +59,13 @@ def hierarchy_figure(levels, lang):
     ax.set_xscale("log")
     ax.set_xlim(1, max(chip) * 60)
     ax.set_xlabel(t("gpu_chip_bw", lang))
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)
 
 
-def measured_memory_figure(copy_rows, strided_rows, l2_B, datasheet_Bps, ceiling_Bps, lang):
+def measured_memory(copy_rows: Sequence[tuple[float, float]], strided_rows: Sequence[tuple[int, float]],
+                    l2_B: float, datasheet_Bps: float, ceiling_Bps: float, lang: str) -> Figure:
     """Left: copy bandwidth by working set with the L2 size marked. Right: strided reads."""
-    lang = plotting.setup(lang)
+    lang = setup(lang)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.4, 3.9))
     ws = [r[0] / units.MB for r in copy_rows]
     a1.plot(ws, [r[1] / units.TB for r in copy_rows], "o-", color=COLORS["memory"])
@@ -99,54 +93,4 @@ def measured_memory_figure(copy_rows, strided_rows, l2_B, datasheet_Bps, ceiling
     a2.set_xlabel(t("gpu_stride", lang))
     a2.set_ylabel(t("gpu_useful_bw", lang))
     a2.set_title(t("gpu_stride_title", lang), fontsize=10)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
-
-
-def quantization_figure(sweeps, marks, lang):
-    """Relative RMS error against block size, one line per scale kind.
-
-    ``sweeps``: {scale: [(block_size, error)]}; ``marks``: [(BlockFormat, error)] to label.
-    """
-    lang = plotting.setup(lang)
-    fig, ax = plt.subplots(figsize=(7.2, 4.0))
-    for scale, rows in sweeps.items():
-        color, ls, key = SCALE_STYLE[scale]
-        ax.plot([r[0] for r in rows], [100 * r[1] for r in rows], marker="o", ls=ls, color=color, label=t(key, lang))
-    offsets = [((-12, 16), "right"), ((10, -22), "left")]
-    for (fmt, err), (off, ha) in zip(marks, offsets):
-        ax.plot([fmt.block_size], [100 * err], "s", ms=12, mfc="none", color="black")
-        ax.annotate(t("gpu_bits", lang, name=fmt.name, bits=fmt.bits_per_value), (fmt.block_size, 100 * err),
-                    xytext=off, textcoords="offset points", ha=ha, fontsize=9)
-    sizes = sorted({r[0] for rows in sweeps.values() for r in rows})
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sizes, [str(s) for s in sizes])
-    ax.set_ylim(0, max(100 * r[1] for rows in sweeps.values() for r in rows) * 1.2)
-    ax.set_xlabel(t("gpu_block_size", lang))
-    ax.set_ylabel(t("gpu_rel_err", lang) + " (%)")
-    ax.legend(loc="upper left", fontsize=8.5)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
-
-
-def nvlink_figure(gens, lang):
-    """Per-direction NVLink bandwidth per GPU by generation, each bar labelled links x per link."""
-    lang = plotting.setup(lang)
-    fig, ax = plt.subplots(figsize=(7.0, 3.8))
-    x = np.arange(len(gens))
-    per_dir = [g.per_direction_Bps / units.GB for g in gens]
-    ax.bar(x, per_dir, color=COLORS["memory"], width=0.6)
-    for xi, g, v in zip(x, gens, per_dir):
-        ax.annotate(t("gpu_nvlink_label", lang, links=g.links, per=g.per_link_per_direction_Bps / units.GB),
-                    (xi, v), xytext=(0, 14), textcoords="offset points", ha="center", fontsize=9)
-        ax.annotate(t("gpu_total_label", lang, total=g.total_Bps / units.GB), (xi, v), xytext=(0, 3),
-                    textcoords="offset points", ha="center", fontsize=8, color=COLORS["grey"])
-    ax.set_xticks(x, [hardware.device_name(g.device).replace("NVIDIA ", "").split(" (")[0]
-                      + f"\nNVLink {g.generation}" for g in gens], fontsize=9)
-    ax.set_ylim(0, max(per_dir) * 1.25)
-    ax.set_ylabel(t("gpu_nvlink_dir", lang))
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return finish(fig)

@@ -1,0 +1,205 @@
+"""Collective communication in the alpha-beta model: ring all-reduce, all-gather, reduce-scatter,
+broadcast, a two-level (hierarchical) all-reduce, and nccl-tests' algorithm and bus bandwidth.
+
+The alpha-beta (latency-bandwidth, "Hockney") model prices a message of m bytes on one link
+at alpha + m / beta: alpha the per-message latency, beta the link bandwidth in one direction.
+A ring of n ranks, each sending to its right neighbour while receiving from its left:
+
+- reduce-scatter: n - 1 steps of S/n bytes     T = (n - 1) alpha + (n - 1)/n x S / beta
+- all-gather:     n - 1 steps of S/n bytes     T = (n - 1) alpha + (n - 1)/n x S / beta
+- all-reduce = reduce-scatter then all-gather  T = 2(n - 1) alpha + 2(n - 1)/n x S / beta
+
+S is the size of the whole buffer (for all-gather, the gathered output), as in nccl-tests.
+The ring all-reduce's bandwidth term is optimal: no algorithm can send fewer than
+2(n - 1)/n x S bytes per rank (P. Patarasuk and X. Yuan, "Bandwidth optimal all-reduce
+algorithms for clusters of workstations", J. Parallel Distrib. Comput. 69(2), 2009;
+R. Thakur, R. Rabenseifner and W. Gropp, "Optimization of Collective Communication Operations
+in MPICH", Int. J. High Perform. Comput. Appl. 19(1), 2005, which derive the same costs).
+Reduction arithmetic is left out: on GPUs it hides under the transfers.
+
+nccl-tests (doc/PERFORMANCE.md) reports two bandwidths: algbw = S / t, and busbw = algbw x a
+factor that makes it comparable with the hardware's link bandwidth: 2(n - 1)/n for all-reduce,
+(n - 1)/n for all-gather and reduce-scatter, 1 for broadcast. With alpha = 0 the ring's busbw
+is exactly beta.
+
+8 GPUs, 1 GB, NVLink 4 at 450 GB/s per direction: each GPU sends 2 x 7/8 x 1 GB = 1.75 GB,
+which takes 3.89 ms:
+
+>>> round(ring_all_reduce_s(1e9, 8, 450e9) * 1e3, 2)
+3.89
+"""
+from dataclasses import dataclass
+
+from . import _check
+
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
+
+
+def _inputs(size_B: float, ranks: int, bandwidth_Bps: float, latency_s: float) -> tuple[float, int, float, float]:
+    return (_check.non_negative("size_B", size_B, "bytes"), _check.count("ranks", ranks, "ranks"),
+            _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s per direction"),
+            _check.non_negative("latency_s", latency_s, "s"))
+
+
+def bus_factor(collective: str, ranks: int) -> float:
+    """busbw / algbw in nccl-tests (PERFORMANCE.md): what each rank's links carry per byte of S.
+
+    all-reduce 2(n - 1)/n, all-gather and reduce-scatter (n - 1)/n, broadcast 1.
+
+    >>> bus_factor("all_reduce", 8), bus_factor("all_gather", 8), bus_factor("broadcast", 8)
+    (1.75, 0.875, 1.0)
+    """
+    c = _check.choice("collective", collective, COLLECTIVES)
+    n = _check.count("ranks", ranks, "ranks")
+    if c == "all_reduce":
+        return 2 * (n - 1) / n
+    if c in ("all_gather", "reduce_scatter"):
+        return (n - 1) / n
+    return 1.0
+
+
+def bytes_sent_per_rank_B(collective: str, size_B: float, ranks: int) -> float:
+    """Bytes each rank sends in a ring (broadcast: a pipelined chain): S x :func:`bus_factor`.
+
+    8 GPUs, 1 GB all-reduce: 2 x 7/8 x 1 GB = 1.75 GB per GPU.
+
+    >>> bytes_sent_per_rank_B("all_reduce", 1e9, 8) / 1e9
+    1.75
+    """
+    return _check.non_negative("size_B", size_B, "bytes") * bus_factor(collective, ranks)
+
+
+def ring_reduce_scatter_s(size_B: float, ranks: int, bandwidth_Bps: float, latency_s: float = 0.0) -> float:
+    """Ring reduce-scatter: (n - 1) alpha + (n - 1)/n x S / beta (Thakur, Rabenseifner and Gropp 2005).
+
+    Each rank ends with the sum of one 1/n share of the buffer. 8 GPUs, 1 GB, 450 GB/s: 1.94 ms.
+
+    >>> round(ring_reduce_scatter_s(1e9, 8, 450e9) * 1e3, 3)
+    1.944
+    """
+    s, n, bw, lat = _inputs(size_B, ranks, bandwidth_Bps, latency_s)
+    return (n - 1) * lat + (n - 1) / n * s / bw
+
+
+def ring_all_gather_s(size_B: float, ranks: int, bandwidth_Bps: float, latency_s: float = 0.0) -> float:
+    """Ring all-gather of an S-byte result (each rank contributes S/n): (n - 1) alpha + (n - 1)/n x S / beta.
+
+    >>> round(ring_all_gather_s(1e9, 8, 450e9, latency_s=5e-6) * 1e3, 3)   # 7 steps of 5 us added
+    1.979
+    """
+    s, n, bw, lat = _inputs(size_B, ranks, bandwidth_Bps, latency_s)
+    return (n - 1) * lat + (n - 1) / n * s / bw
+
+
+def ring_all_reduce_s(size_B: float, ranks: int, bandwidth_Bps: float, latency_s: float = 0.0) -> float:
+    """Ring all-reduce = reduce-scatter + all-gather: 2(n - 1) alpha + 2(n - 1)/n x S / beta.
+
+    Bandwidth-optimal (Patarasuk and Yuan 2009). 8 GPUs, 1 GB, 450 GB/s per direction:
+    1.75 GB / 450 GB/s = 3.89 ms; with 5 us per step, 14 steps add 70 us.
+
+    >>> round(ring_all_reduce_s(1e9, 8, 450e9) * 1e3, 3), round(ring_all_reduce_s(1e9, 8, 450e9, 5e-6) * 1e3, 3)
+    (3.889, 3.959)
+    """
+    s, n, bw, lat = _inputs(size_B, ranks, bandwidth_Bps, latency_s)
+    return 2 * (n - 1) * lat + 2 * (n - 1) / n * s / bw
+
+
+def pipelined_broadcast_s(size_B: float, ranks: int, bandwidth_Bps: float, latency_s: float = 0.0) -> float:
+    """Broadcast down a chain of n ranks, the message cut into many small chunks: (n - 1) alpha + S / beta.
+
+    The large-message limit of a pipelined chain (NCCL's ring broadcast): once the pipe is
+    full every link carries the whole S once, so busbw = algbw (nccl-tests PERFORMANCE.md);
+    the first chunk needs n - 1 hops to reach the last rank. One rank: nothing to send.
+
+    >>> round(pipelined_broadcast_s(1e9, 8, 450e9) * 1e3, 3)
+    2.222
+    """
+    s, n, bw, lat = _inputs(size_B, ranks, bandwidth_Bps, latency_s)
+    return 0.0 if n == 1 else (n - 1) * lat + s / bw
+
+
+def ring_time_s(collective: str, size_B: float, ranks: int, bandwidth_Bps: float, latency_s: float = 0.0) -> float:
+    """The time of ``collective`` ('all_reduce', 'all_gather', 'reduce_scatter', 'broadcast').
+
+    >>> ring_time_s("all_reduce", 1e9, 8, 450e9) == ring_all_reduce_s(1e9, 8, 450e9)
+    True
+    """
+    c = _check.choice("collective", collective, COLLECTIVES)
+    fn = {"all_reduce": ring_all_reduce_s, "all_gather": ring_all_gather_s,
+          "reduce_scatter": ring_reduce_scatter_s, "broadcast": pipelined_broadcast_s}[c]
+    return fn(size_B, ranks, bandwidth_Bps, latency_s)
+
+
+def algbw_Bps(size_B: float, time_s: float) -> float:
+    """nccl-tests' algorithm bandwidth: S / t (PERFORMANCE.md). 1 GB in 3.89 ms: 257 GB/s.
+
+    >>> round(algbw_Bps(1e9, 1e9 / 257.142857e9) / 1e9, 3)
+    257.143
+    """
+    return _check.non_negative("size_B", size_B, "bytes") / _check.positive("time_s", time_s, "s")
+
+
+def busbw_Bps(collective: str, algbw: float, ranks: int) -> float:
+    """nccl-tests' bus bandwidth: algbw x :func:`bus_factor` (PERFORMANCE.md).
+
+    A ring all-reduce of 8 GPUs over 450 GB/s links reaches algbw 257 GB/s, busbw 450 GB/s:
+    the link speed, which is why nccl-tests reports it.
+
+    >>> t = ring_all_reduce_s(1e9, 8, 450e9)
+    >>> round(busbw_Bps("all_reduce", algbw_Bps(1e9, t), 8) / 1e9, 6)
+    450.0
+    """
+    return _check.non_negative("algbw", algbw, "bytes/s") * bus_factor(collective, ranks)
+
+
+# ---- two levels: NVLink inside the node, the network between nodes -------------------------
+
+@dataclass(frozen=True)
+class HierarchicalAllReduce:
+    """The three phases of a two-level all-reduce, in seconds, and their sum."""
+    gpus_per_node: int
+    nodes: int
+    reduce_scatter_s: float   # inside each node, over NVLink
+    inter_node_s: float       # across nodes, each GPU's 1/g share over its own NIC
+    all_gather_s: float       # inside each node, over NVLink
+
+    @property
+    def time_s(self) -> float:
+        return self.reduce_scatter_s + self.inter_node_s + self.all_gather_s
+
+
+def hierarchical_all_reduce(size_B: float, gpus_per_node: int, nodes: int, intra_Bps: float, inter_Bps: float,
+                            intra_latency_s: float = 0.0, inter_latency_s: float = 0.0) -> HierarchicalAllReduce:
+    """Two-level all-reduce: reduce-scatter inside the node, all-reduce across nodes, all-gather inside.
+
+    1. ring reduce-scatter of S among the g GPUs of a node at ``intra_Bps`` (NVLink):
+       (g - 1) alpha_i + (g - 1)/g x S / beta_i; each GPU now holds the node's sum of S/g bytes;
+    2. ring all-reduce of those S/g bytes among the N nodes, GPU k of every node with GPU k
+       of the others, each over its own NIC at ``inter_Bps`` (one NIC per GPU, as in a DGX H100):
+       2(N - 1) alpha_e + 2(N - 1)/N x (S/g) / beta_e;
+    3. ring all-gather of S inside the node: the same cost as step 1.
+
+    The network carries only 1/g of the buffer per GPU, which is the point of the hierarchy
+    (Thakur, Rabenseifner and Gropp 2005 build all-reduce from reduce-scatter and all-gather the
+    same way). With one node it is the flat ring over NVLink; with one GPU per node, the flat
+    ring over the network.
+
+    2 nodes of 8 GPUs, 1 GB, NVLink 450 GB/s, 400 Gb/s NICs (50 GB/s): 7/8 x 1 GB / 450 GB/s
+    = 1.944 ms inside, 2 x 1/2 x 125 MB / 50 GB/s = 2.5 ms across, 1.944 ms inside again;
+    a flat ring of all 16 GPUs at the NIC's speed would take 2 x 15/16 x 1 GB / 50 GB/s = 37.5 ms.
+
+    >>> h = hierarchical_all_reduce(1e9, 8, 2, 450e9, 50e9)
+    >>> round(h.reduce_scatter_s * 1e3, 3), round(h.inter_node_s * 1e3, 3), round(h.time_s * 1e3, 3)
+    (1.944, 2.5, 6.389)
+    """
+    s = _check.non_negative("size_B", size_B, "bytes")
+    g = _check.count("gpus_per_node", gpus_per_node, "GPUs per node")
+    n = _check.count("nodes", nodes, "nodes")
+    _check.positive("intra_Bps", intra_Bps, "bytes/s per direction")
+    _check.positive("inter_Bps", inter_Bps, "bytes/s per direction")
+    _check.non_negative("intra_latency_s", intra_latency_s, "s")
+    _check.non_negative("inter_latency_s", inter_latency_s, "s")
+    rs = ring_reduce_scatter_s(s, g, intra_Bps, intra_latency_s)
+    inter = ring_all_reduce_s(s / g, n, inter_Bps, inter_latency_s)
+    ag = ring_all_gather_s(s, g, intra_Bps, intra_latency_s)
+    return HierarchicalAllReduce(g, n, rs, inter, ag)

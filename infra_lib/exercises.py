@@ -1,0 +1,221 @@
+"""Exercises whose parameters are bound once: in the question's text and in the answer's computation.
+
+An :class:`Exercise` holds the inputs of a question (:class:`Param`: a value, a unit, and the
+range a new variant may be drawn from) and a ``solve`` function that turns them into the
+answers (:class:`Answer`: a value, a unit and the tolerance a reader's answer is graded with).
+The chapter glues every parameter and every answer under ``<prefix>_<name>``, so the question
+and the answer can never be typed with two different numbers:
+
+>>> ex = Exercise("ch3_ex1", {"k": 2, "a": Param(60, "cycles", low=10, high=100)},
+...               solve=lambda k, a: {"useful": Answer(k * a, "lane-cycles")})
+>>> ex.glued()
+{'ch3_ex1_k': 2, 'ch3_ex1_a': 60, 'ch3_ex1_useful': 120}
+>>> ex.grade("useful", 121).correct          # within the default 1 % tolerance
+True
+>>> ex.variant(a=40).glued()["ch3_ex1_useful"]
+80
+
+A review chapter can draw new variants (:meth:`Exercise.draw`, inside each parameter's range)
+and grade a reader's answers against them (:meth:`Exercise.grade`). This module imports nothing
+heavier than the standard library; the chapter's ``glue`` is imported only when
+:meth:`Exercise.glue` is called without one.
+"""
+import importlib
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+Number = int | float
+
+
+@dataclass(frozen=True)
+class Param:
+    """One input of a question: its value, its unit, and the range new variants are drawn from.
+
+    ``integer`` draws whole numbers; ``low``/``high`` (both or neither) bound :meth:`Exercise.draw`.
+    A parameter without a range is kept as it is when a variant is drawn. ``solve`` receives
+    ``value``; the question shows ``value / scale`` (a peak in FLOP/s glued in TFLOP/s: scale 1e12).
+    """
+    value: Number
+    unit: str = ""
+    low: Number | None = None
+    high: Number | None = None
+    integer: bool = False
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            raise TypeError(f"a parameter's value must be a number, got {self.value!r}")
+        if (self.low is None) != (self.high is None):
+            raise ValueError(f"give both low and high, or neither (got low={self.low!r}, high={self.high!r})")
+        if not self.scale > 0:
+            raise ValueError(f"scale must be greater than 0, got {self.scale!r}")
+        if self.low is not None and self.high is not None and not self.low <= self.high:
+            raise ValueError(f"low must not exceed high (got low={self.low!r}, high={self.high!r})")
+
+    @property
+    def shown(self) -> Number:
+        """What the question shows (and the chapter glues): ``value / scale``."""
+        return self.value if self.scale == 1 else self.value / self.scale
+
+    @property
+    def drawable(self) -> bool:
+        """True when it has a range to draw from."""
+        return self.low is not None
+
+    def draw(self, rng: random.Random) -> "Param":
+        """A copy with a value drawn uniformly from [low, high] (the same value if no range)."""
+        if self.low is None or self.high is None:
+            return self
+        if self.integer:
+            return replace(self, value=rng.randint(math.ceil(self.low), math.floor(self.high)))
+        return replace(self, value=rng.uniform(self.low, self.high))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer: its value (glued as it is), its unit, and how close a reader's answer must be.
+
+    A numeric answer is correct within ``rel_tol`` (relative) or ``abs_tol`` (absolute), whichever
+    is looser; a text answer (``"memory"``) must match exactly, ignoring case and spaces.
+    """
+    value: Any
+    unit: str = ""
+    rel_tol: float = 0.01
+    abs_tol: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.rel_tol < 0 or self.abs_tol < 0:
+            raise ValueError(f"tolerances must be 0 or more, got rel_tol={self.rel_tol}, abs_tol={self.abs_tol}")
+
+    @property
+    def numeric(self) -> bool:
+        """True when the value is a number (a numpy scalar counts) rather than text."""
+        return not isinstance(self.value, (str, bool)) and _is_number(self.value)
+
+    def check(self, given: Any) -> bool:
+        """Is ``given`` right, within the tolerances?"""
+        if not self.numeric:
+            return str(given).strip().lower() == str(self.value).strip().lower()
+        if isinstance(given, bool) or not _is_number(given):
+            return False
+        return math.isclose(float(given), float(self.value), rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The result of :meth:`Exercise.grade`: right or not, and what was expected."""
+    name: str
+    given: Any
+    expected: Answer
+    correct: bool
+
+
+def _is_number(x: Any) -> bool:
+    try:
+        return math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _as_param(x: "Param | Number") -> Param:
+    return x if isinstance(x, Param) else Param(x)
+
+
+def _as_answer(x: Any) -> Answer:
+    return x if isinstance(x, Answer) else Answer(x)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A question's parameters and the function that answers it.
+
+    ``key`` names the exercise (``"ch3_ex1"``); ``prefix`` is what its glue keys start with
+    (defaults to ``key``; chapters whose exercises share a prefix, ``"ov_ex"``, give it).
+    ``params`` maps each name to a :class:`Param` or a plain number; ``solve`` takes the
+    parameters' values as keyword arguments and returns ``{answer name: Answer or value}``.
+    A parameter and an answer may not share a name (each is one glue key).
+    """
+    key: str
+    params: Mapping[str, "Param | Number"]
+    solve: Callable[..., Mapping[str, Any]] = field(compare=False)
+    prefix: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.key.isidentifier():
+            raise ValueError(f"an exercise key must be a Python identifier such as 'ch3_ex1', got {self.key!r}")
+        object.__setattr__(self, "params", {n: _as_param(p) for n, p in self.params.items()})
+
+    @property
+    def glue_prefix(self) -> str:
+        """What every glue key of this exercise starts with."""
+        return self.prefix or self.key
+
+    def parameters(self) -> dict[str, Param]:
+        """Every parameter as a :class:`Param`."""
+        return {n: _as_param(p) for n, p in self.params.items()}
+
+    def values(self) -> dict[str, Number]:
+        """The parameters' values, as ``solve`` receives them."""
+        return {n: p.value for n, p in self.parameters().items()}
+
+    def answers(self) -> dict[str, Answer]:
+        """Every answer, computed from the parameters."""
+        out = {n: _as_answer(a) for n, a in self.solve(**self.values()).items()}
+        clash = sorted(set(out) & set(self.params))
+        if clash:
+            raise ValueError(f"exercise {self.key}: {', '.join(clash)} is both a parameter and an answer")
+        return out
+
+    def glued(self) -> dict[str, Any]:
+        """``{glue key: value}`` of every parameter, then every answer."""
+        p = self.glue_prefix
+        return ({f"{p}_{n}": q.shown for n, q in self.parameters().items()}
+                | {f"{p}_{n}": a.value for n, a in self.answers().items()})
+
+    def glue(self, glue_fn: Callable[..., Any] | None = None) -> dict[str, Any]:
+        """Glue every parameter and answer (``display=False``); returns what was glued.
+
+        ``glue_fn`` defaults to ``myst_nb.glue``, imported at call time.
+        """
+        if glue_fn is None:
+            glue_fn = importlib.import_module("myst_nb").glue   # the chapter's glue (myst_nb has no type hints)
+        glued = self.glued()
+        for name, value in glued.items():
+            glue_fn(name, value, display=False)
+        return glued
+
+    def variant(self, **values: Number) -> "Exercise":
+        """The same exercise with some parameters given new values (units and ranges kept)."""
+        unknown = sorted(set(values) - set(self.params))
+        if unknown:
+            raise KeyError(f"exercise {self.key} has no parameter {', '.join(unknown)}; "
+                           f"it has: {', '.join(self.params)}")
+        params = {n: replace(p, value=values[n]) if n in values else p for n, p in self.parameters().items()}
+        return replace(self, params=params)
+
+    def draw(self, rng: random.Random | int | None = None) -> "Exercise":
+        """A new variant: every parameter with a range drawn inside it, the others kept."""
+        rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        return replace(self, params={n: p.draw(rng) for n, p in self.parameters().items()})
+
+    def grade(self, name: str, given: Any) -> Grade:
+        """Grade a reader's answer ``given`` to the answer ``name``."""
+        answers = self.answers()
+        if name not in answers:
+            raise KeyError(f"exercise {self.key} has no answer {name!r}; it has: {', '.join(answers)}")
+        return Grade(name, given, answers[name], answers[name].check(given))
+
+
+def glue_all(exercises: list[Exercise], glue_fn: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """Glue every exercise of a chapter; a glue key produced twice is an error."""
+    glued: dict[str, Any] = {}
+    for ex in exercises:
+        mine = ex.glued()
+        twice = sorted(set(mine) & set(glued))
+        if twice:
+            raise ValueError(f"exercise {ex.key} glues {', '.join(twice)}, already glued by another exercise")
+        glued |= ex.glue(glue_fn)
+    return glued

@@ -1,0 +1,65 @@
+"""The look shared by every figure: colours, fonts, the CJK font, and a missing glyph as an error.
+
+Every figure is drawn on an opaque white background (legible in the site's dark mode too)
+with a font that has the page's glyphs. A glyph missing from the font is an error, not a
+warning, so a figure with tofu boxes fails the build instead of shipping. Chapters call
+:func:`setup` once at the top; every figure function calls it again with its own ``lang``.
+"""
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg") if not matplotlib.get_backend().lower().startswith(("module://", "agg")) else None
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from .. import _check  # noqa: E402
+from ..i18n import LANGUAGES  # noqa: E402
+
+CJK_FONT_FILES = (  # Debian fonts-noto-cjk, then fonts-wqy-microhei
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+)
+COLORS = {"memory": "#1f77b4", "compute": "#d62728", "accent": "#2ca02c", "grey": "#7f7f7f"}
+MISSING_GLYPH_WARNINGS = (r"Glyph .* missing from", r".*missing from font")
+
+
+def cjk_font_name() -> str:
+    """Register the first CJK font found and return its family name."""
+    for path in CJK_FONT_FILES:
+        if Path(path).exists():
+            font_manager.fontManager.addfont(path)
+            return str(font_manager.FontProperties(fname=path).get_name())
+    raise RuntimeError("No CJK font found (looked for " + ", ".join(CJK_FONT_FILES) +
+                       "). Install Debian's fonts-noto-cjk: the setup script does this.")
+
+
+def setup(lang: str) -> str:
+    """Style figures for language ``lang`` ('en' or 'zh') and return it; a missing glyph becomes an error.
+
+    >>> setup("en")
+    'en'
+    """
+    lang = _check.choice("lang", lang, LANGUAGES)
+    family = ["DejaVu Sans"]
+    if lang == "zh":
+        family = [cjk_font_name(), "DejaVu Sans"]
+    matplotlib.rcParams.update({
+        "font.family": "sans-serif", "font.sans-serif": family, "axes.unicode_minus": False,
+        "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
+        "savefig.transparent": False, "figure.dpi": 110, "savefig.dpi": 150,
+        "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+        "figure.figsize": (7.0, 4.2), "font.size": 10.5,
+    })
+    for message in MISSING_GLYPH_WARNINGS:
+        warnings.filterwarnings("error", message=message)
+    return lang
+
+
+def finish(fig: Figure) -> Figure:
+    """Lay ``fig`` out tightly, close it (the chapter glues it; nothing else shows it) and return it."""
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -1,0 +1,126 @@
+"""GPU generations side by side, from their published figures: what one SM and one Tensor Core
+do per clock, the peak rebuilt from its parts, bytes per FLOP, the ridge point and the
+batch-1 decode ceiling.
+
+A datasheet gives a peak (FLOP/s), the number of SMs and Tensor Cores, and sometimes a clock.
+Everything else is arithmetic on those:
+
+- peak = SMs x FLOP per clock per SM x clock (H100 whitepaper V1.04, Table 1; A100 whitepaper,
+  section 4.1), so FLOP per clock per SM = peak / (SMs x clock), and per Tensor Core
+  = peak / (Tensor Cores x clock);
+- bytes per FLOP = memory bandwidth / peak, the inverse of the roofline's ridge point
+  (Williams, Waterman and Patterson, CACM 52(4), 2009);
+- batch-1 decode reads every weight once per token, so tokens/s <= bandwidth / weight bytes.
+
+H100 SXM5, dense BF16: 132 SMs, 528 Tensor Cores, 989.4 TFLOP/s at 1.83 GHz:
+
+>>> round(flop_per_clock_per_sm(989.4e12, 132, 1.83e9)), round(flop_per_clock_per_tensor_core(989.4e12, 528, 1.83e9))
+(4096, 1024)
+"""
+from . import _check, roofline
+
+
+def peak_flop_s(sm_count: int, flop_per_clock_per_sm: float, clock_hz: float) -> float:
+    """Peak FLOP/s = SMs x FLOP per clock per SM x clock.
+
+    Equation eq-peak-flops in chapter 3.
+
+    H100 SXM5 dense BF16: 132 x 4,096 x 1.83 GHz = 989.4 TFLOPS (whitepaper V1.04, Table 1).
+
+    >>> round(peak_flop_s(132, 4096, 1.83e9) / 1e12, 1)
+    989.4
+    """
+    return (_check.count("sm_count", sm_count, "SMs")
+            * _check.positive("flop_per_clock_per_sm", flop_per_clock_per_sm, "FLOP per clock per SM")
+            * _check.positive("clock_hz", clock_hz, "Hz"))
+
+
+def implied_clock_hz(peak_flop_s: float, sm_count: int, flop_per_clock_per_sm: float) -> float:
+    """The clock a published peak assumes: peak / (SMs x FLOP per clock per SM).
+
+    H100 SXM5: 989.4 TFLOPS / (132 x 4,096) = 1.83 GHz.
+
+    >>> round(implied_clock_hz(989.4e12, 132, 4096) / 1e6)
+    1830
+    """
+    return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+            / (_check.count("sm_count", sm_count, "SMs")
+               * _check.positive("flop_per_clock_per_sm", flop_per_clock_per_sm, "FLOP per clock per SM")))
+
+
+def flop_per_clock_per_sm(peak_flop_s: float, sm_count: int, clock_hz: float) -> float:
+    """The per-SM rate a published peak implies at a given clock: peak / (SMs x clock).
+
+    H100 SXM5 BF16: 989.4 TFLOPS / (132 x 1.83 GHz) = 4,096; FP8: 1,978.9 TFLOPS gives 8,192,
+    twice the BF16 rate (whitepaper V1.04, Table 1).
+
+    >>> round(flop_per_clock_per_sm(989.4e12, 132, 1.83e9)), round(flop_per_clock_per_sm(1978.9e12, 132, 1.83e9))
+    (4096, 8192)
+    """
+    return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+            / (_check.count("sm_count", sm_count, "SMs") * _check.positive("clock_hz", clock_hz, "Hz")))
+
+
+def flop_per_clock_per_tensor_core(peak_flop_s: float, tensor_cores: int, clock_hz: float) -> float:
+    """The per-Tensor-Core rate a published peak implies: peak / (Tensor Cores x clock).
+
+    ``tensor_cores`` is the whole GPU's count. H100 SXM5: 528 Tensor Cores (4 per SM),
+    989.4 TFLOPS / (528 x 1.83 GHz) = 1,024 dense BF16 FLOP per clock, 512 FMA.
+
+    >>> round(flop_per_clock_per_tensor_core(989.4e12, 528, 1.83e9))
+    1024
+    """
+    return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+            / (_check.count("tensor_cores", tensor_cores, "Tensor Cores")
+               * _check.positive("clock_hz", clock_hz, "Hz")))
+
+
+def tensor_core_peak_flop_s(sm_count: int, tensor_cores_per_sm: int, flop_per_clock_per_tensor_core: float,
+                            clock_hz: float) -> float:
+    """The peak back from its parts: SMs x Tensor Cores per SM x FLOP per clock per Tensor Core x clock.
+
+    H100 SXM5: 132 x 4 x 1,024 x 1.83 GHz = 989.4 TFLOPS dense BF16.
+
+    >>> round(tensor_core_peak_flop_s(132, 4, 1024, 1.83e9) / 1e12, 1)
+    989.4
+    """
+    return (_check.count("sm_count", sm_count, "SMs")
+            * _check.count("tensor_cores_per_sm", tensor_cores_per_sm, "Tensor Cores per SM")
+            * _check.positive("flop_per_clock_per_tensor_core", flop_per_clock_per_tensor_core,
+                              "FLOP per clock per Tensor Core")
+            * _check.positive("clock_hz", clock_hz, "Hz"))
+
+
+def bytes_per_flop(mem_bw_Bps: float, peak_flop_s: float) -> float:
+    """Bytes of memory traffic the chip can afford per FLOP at peak: bandwidth / peak.
+
+    The inverse of the ridge point. H100 SXM5: 3,352 GB/s / 989.4 TFLOPS = 0.0034 byte per FLOP.
+
+    >>> round(bytes_per_flop(3352e9, 989.4e12), 5)
+    0.00339
+    """
+    return (_check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+            / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s"))
+
+
+def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
+    """FLOP per byte a kernel needs to reach the peak: peak / bandwidth
+    (:func:`infra_lib.roofline.ridge_point`).
+
+    >>> round(ridge_point(989.4e12, 3352e9), 1)
+    295.2
+    """
+    return roofline.ridge_point(peak_flop_s, mem_bw_Bps)
+
+
+def decode_ceiling_tok_s(mem_bw_Bps: float, weight_B: float) -> float:
+    """Batch-1 decode ceiling: every weight read once per token, so tokens/s <= bandwidth / weight bytes.
+
+    KV-cache reads, kernel launches and imperfect bandwidth only lower it. 8B parameters in
+    BF16 (16 GB) on an H100 SXM5 at 3,352 GB/s: 209.5 tokens/s.
+
+    >>> decode_ceiling_tok_s(3352e9, 16e9)
+    209.5
+    """
+    return (_check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+            / _check.positive("weight_B", weight_B, "bytes"))

@@ -1,0 +1,214 @@
+"""Tests for infra_lib.collectives: the alpha-beta cost of ring collectives, nccl-tests' algbw and
+busbw, and the two-level all-reduce.
+
+Expected values by hand: a ring of n ranks sends 2(n - 1)/n of the buffer per rank for an
+all-reduce and (n - 1)/n for all-gather and reduce-scatter (Patarasuk and Yuan 2009; Thakur,
+Rabenseifner and Gropp 2005); busbw = algbw x those factors (nccl-tests doc/PERFORMANCE.md).
+"""
+import re
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from infra_lib import collectives as col
+
+NAN, INF = float("nan"), float("inf")
+NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
+BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
+BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
+BAD_COUNT = BAD_POSITIVE + [1.5]
+PROPS = settings(max_examples=200, deadline=None)
+
+sizes = st.floats(min_value=0, max_value=1e12)
+ranks = st.integers(min_value=1, max_value=1024)
+bws = st.floats(min_value=1e9, max_value=1e13)
+lats = st.floats(min_value=0, max_value=1e-3)
+RING = ("all_reduce", "all_gather", "reduce_scatter")
+
+
+def names(param):
+    return rf"^{re.escape(param)}\b"
+
+
+# ---- by hand ------------------------------------------------------------------------------------
+
+def test_ring_all_reduce_8_gpus_1_gb_nvlink():
+    # each GPU sends 2 x 7/8 x 1 GB = 1.75 GB at 450 GB/s per direction: 1.75 / 450 s = 3.888... ms
+    assert col.bytes_sent_per_rank_B("all_reduce", 1e9, 8) == 1.75e9
+    assert col.ring_all_reduce_s(1e9, 8, 450e9) == pytest.approx(1.75e9 / 450e9, rel=1e-12)
+    assert col.ring_all_reduce_s(1e9, 8, 450e9) * 1e3 == pytest.approx(3.8889, abs=1e-4)
+    # with 5 us per step: 2 x 7 = 14 steps, 70 us more
+    assert col.ring_all_reduce_s(1e9, 8, 450e9, 5e-6) == pytest.approx(1.75e9 / 450e9 + 14 * 5e-6, rel=1e-12)
+
+
+def test_ring_all_gather_and_reduce_scatter_by_hand():
+    # 7/8 x 1 GB / 450 GB/s = 1.9444 ms, plus 7 steps of latency
+    assert col.ring_all_gather_s(1e9, 8, 450e9) == pytest.approx(0.875e9 / 450e9, rel=1e-12)
+    assert col.ring_reduce_scatter_s(1e9, 8, 450e9, 1e-5) == pytest.approx(0.875e9 / 450e9 + 7e-5, rel=1e-12)
+
+
+def test_broadcast_by_hand():
+    # pipelined chain: 1 GB / 450 GB/s = 2.222 ms, plus 7 hops of 5 us
+    assert col.pipelined_broadcast_s(1e9, 8, 450e9) == pytest.approx(1e9 / 450e9, rel=1e-12)
+    assert col.pipelined_broadcast_s(1e9, 8, 450e9, 5e-6) == pytest.approx(1e9 / 450e9 + 35e-6, rel=1e-12)
+
+
+def test_bus_factors_from_nccl_tests():
+    assert col.bus_factor("all_reduce", 8) == 2 * 7 / 8
+    assert col.bus_factor("all_gather", 8) == 7 / 8
+    assert col.bus_factor("reduce_scatter", 16) == 15 / 16
+    assert col.bus_factor("broadcast", 8) == 1.0
+    assert col.bus_factor("all_reduce", 2) == 1.0
+
+
+def test_algbw_and_busbw_by_hand():
+    # 1 GB all-reduce in 3.8889 ms: algbw = 257.14 GB/s, busbw = 257.14 x 1.75 = 450 GB/s, the link
+    t = 1.75e9 / 450e9
+    assert col.algbw_Bps(1e9, t) == pytest.approx(1e9 / t)
+    assert col.algbw_Bps(1e9, t) / 1e9 == pytest.approx(257.142857, rel=1e-9)
+    assert col.busbw_Bps("all_reduce", col.algbw_Bps(1e9, t), 8) == pytest.approx(450e9, rel=1e-12)
+
+
+def test_hierarchical_by_hand():
+    # 2 nodes x 8 GPUs, 1 GB; NVLink 450 GB/s, one 50 GB/s NIC per GPU
+    h = col.hierarchical_all_reduce(1e9, 8, 2, 450e9, 50e9)
+    assert h.reduce_scatter_s == pytest.approx(7 / 8 * 1e9 / 450e9, rel=1e-12)   # 1.944 ms
+    assert h.all_gather_s == pytest.approx(7 / 8 * 1e9 / 450e9, rel=1e-12)
+    assert h.inter_node_s == pytest.approx(2 * 1 / 2 * 125e6 / 50e9, rel=1e-12)   # 2.5 ms
+    assert h.time_s == pytest.approx(2 * 7 / 8 * 1e9 / 450e9 + 2.5e-3, rel=1e-12)
+    # the flat ring of 16 GPUs over the NICs: 2 x 15/16 x 1 GB / 50 GB/s = 37.5 ms
+    assert col.ring_all_reduce_s(1e9, 16, 50e9) == pytest.approx(37.5e-3, rel=1e-12)
+    assert h.time_s < col.ring_all_reduce_s(1e9, 16, 50e9)
+
+
+def test_hierarchical_latency_terms_by_hand():
+    # 1 byte: latency only. Inside: 7 + 7 steps of 2 us; across 4 nodes: 2 x 3 steps of 10 us
+    h = col.hierarchical_all_reduce(1, 8, 4, 450e9, 50e9, intra_latency_s=2e-6, inter_latency_s=1e-5)
+    assert h.time_s == pytest.approx(14 * 2e-6 + 6 * 1e-5, rel=1e-3)
+
+
+# ---- identities -------------------------------------------------------------------------------
+
+@PROPS
+@given(sizes, ranks, bws, lats)
+def test_all_reduce_is_reduce_scatter_plus_all_gather(s, n, bw, lat):
+    assert col.ring_all_reduce_s(s, n, bw, lat) == pytest.approx(
+        col.ring_reduce_scatter_s(s, n, bw, lat) + col.ring_all_gather_s(s, n, bw, lat), rel=1e-12, abs=1e-18)
+
+
+@PROPS
+@given(st.sampled_from(col.COLLECTIVES), sizes, bws, lats)
+def test_one_rank_costs_nothing(c, s, bw, lat):
+    assert col.ring_time_s(c, s, 1, bw, lat) == 0.0
+    assert col.bytes_sent_per_rank_B(c, s, 1) == (s if c == "broadcast" else 0.0)
+
+
+@PROPS
+@given(st.sampled_from(RING), st.floats(min_value=1, max_value=1e12), st.integers(min_value=2, max_value=1024), bws)
+def test_ring_busbw_is_the_link_bandwidth(c, s, n, bw):
+    t = col.ring_time_s(c, s, n, bw)
+    assert col.busbw_Bps(c, col.algbw_Bps(s, t), n) == pytest.approx(bw, rel=1e-9)
+
+
+@PROPS
+@given(st.sampled_from(col.COLLECTIVES), st.floats(min_value=1e3, max_value=1e12), ranks)
+def test_busbw_over_algbw_is_the_factor(c, algbw, n):
+    assert col.busbw_Bps(c, algbw, n) / algbw == pytest.approx(col.bus_factor(c, n), rel=1e-12)
+
+
+@PROPS
+@given(st.sampled_from(col.COLLECTIVES), sizes, sizes, ranks, bws, lats)
+def test_time_grows_with_size(c, a, b, n, bw, lat):
+    small, big = sorted((a, b))
+    assert col.ring_time_s(c, small, n, bw, lat) <= col.ring_time_s(c, big, n, bw, lat)
+
+
+@PROPS
+@given(st.sampled_from(RING), st.floats(min_value=1, max_value=1e12), st.integers(min_value=1, max_value=512), bws)
+def test_more_ranks_never_send_less(c, s, n, bw):
+    assert col.ring_time_s(c, s, n, bw) <= col.ring_time_s(c, s, n + 1, bw)
+    assert col.bytes_sent_per_rank_B(c, s, n) < (2 if c == "all_reduce" else 1) * s
+
+
+@PROPS
+@given(sizes, st.integers(min_value=1, max_value=16), bws, lats)
+def test_hierarchical_with_one_node_is_the_ring_inside(s, g, bw, lat):
+    h = col.hierarchical_all_reduce(s, g, 1, bw, 1e9, intra_latency_s=lat)
+    assert h.inter_node_s == 0.0
+    assert h.time_s == pytest.approx(col.ring_all_reduce_s(s, g, bw, lat), rel=1e-12, abs=1e-18)
+
+
+@PROPS
+@given(sizes, st.integers(min_value=1, max_value=64), bws, lats)
+def test_hierarchical_with_one_gpu_per_node_is_the_ring_across(s, n, bw, lat):
+    h = col.hierarchical_all_reduce(s, 1, n, 1e12, bw, inter_latency_s=lat)
+    assert h.reduce_scatter_s == h.all_gather_s == 0.0
+    assert h.time_s == pytest.approx(col.ring_all_reduce_s(s, n, bw, lat), rel=1e-12, abs=1e-18)
+
+
+# ---- bad input names the parameter ---------------------------------------------------------------
+
+ALL_RING = [col.ring_all_reduce_s, col.ring_all_gather_s, col.ring_reduce_scatter_s, col.pipelined_broadcast_s]
+
+
+@pytest.mark.parametrize("fn", ALL_RING)
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE)
+def test_size_and_latency_reject_bad_input(fn, bad):
+    with pytest.raises((TypeError, ValueError), match=names("size_B")):
+        fn(bad, 8, 450e9)
+    with pytest.raises((TypeError, ValueError), match=names("latency_s")):
+        fn(1e9, 8, 450e9, bad)
+
+
+@pytest.mark.parametrize("fn", ALL_RING)
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+def test_bandwidth_rejects_bad_input(fn, bad):
+    with pytest.raises((TypeError, ValueError), match=names("bandwidth_Bps")):
+        fn(1e9, 8, bad)
+
+
+@pytest.mark.parametrize("fn", ALL_RING)
+@pytest.mark.parametrize("bad", BAD_COUNT)
+def test_ranks_reject_bad_input(fn, bad):
+    with pytest.raises((TypeError, ValueError), match=names("ranks")):
+        fn(1e9, bad, 450e9)
+
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+@pytest.mark.parametrize("param, call", [
+    ("time_s", lambda x: col.algbw_Bps(1e9, x)),
+    ("intra_Bps", lambda x: col.hierarchical_all_reduce(1e9, 8, 2, x, 50e9)),
+    ("inter_Bps", lambda x: col.hierarchical_all_reduce(1e9, 8, 2, 450e9, x)),
+])
+def test_positives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_COUNT)
+@pytest.mark.parametrize("param, call", [
+    ("gpus_per_node", lambda x: col.hierarchical_all_reduce(1e9, x, 2, 450e9, 50e9)),
+    ("nodes", lambda x: col.hierarchical_all_reduce(1e9, 8, x, 450e9, 50e9)),
+    ("ranks", lambda x: col.bus_factor("all_reduce", x)),
+])
+def test_counts_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE)
+@pytest.mark.parametrize("param, call", [
+    ("algbw", lambda x: col.busbw_Bps("all_reduce", x, 8)),
+    ("size_B", lambda x: col.algbw_Bps(x, 1.0)),
+    ("size_B", lambda x: col.hierarchical_all_reduce(x, 8, 2, 450e9, 50e9)),
+    ("intra_latency_s", lambda x: col.hierarchical_all_reduce(1e9, 8, 2, 450e9, 50e9, intra_latency_s=x)),
+    ("inter_latency_s", lambda x: col.hierarchical_all_reduce(1e9, 8, 2, 450e9, 50e9, inter_latency_s=x)),
+])
+def test_non_negatives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+def test_unknown_collective_is_named():
+    with pytest.raises(ValueError, match=r"collective must be one of .*'all_reduce'.*got 'allreduce'"):
+        col.ring_time_s("allreduce", 1e9, 8, 450e9)

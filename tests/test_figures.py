@@ -1,0 +1,259 @@
+"""infra_lib.figures: every figure builds in both languages with the missing-glyph check on, its
+labels come from data/labels.toml, its axes are log where the chapter says so; the roofline
+helper puts the ridge at peak / bandwidth; the concept modules never import matplotlib.
+
+Expected values are worked out by hand here, never copied from the library's output.
+"""
+import ast
+import inspect
+import json
+import pkgutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.figure import Figure
+
+import infra_lib
+from infra_lib import cpu, fab, figures, formats, gpu, i18n, inference, interconnect, measurements
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURES_DIR = ROOT / "infra_lib" / "figures"
+TOPICS = [figures.roofline, figures.inference, figures.interconnect, figures.fab, figures.memory,
+          figures.cpu, figures.gpu, figures.formats]
+
+GENS = [("HBM2 (JEDEC)", 1024, 2.4e9), ("HBM4 (JEDEC)", 2048, 8e9)]
+GPUS = [("H100", 5, 1024, 5.238e9), ("B200", 8, 1024, 7.52e9)]
+
+
+def _launch(lang):
+    step = measurements.decode_check(1)
+    return figures.cpu.launch_overhead(cpu.h200_launch_model(), step.measured_eager_s,
+                                       step.measured_graph_s, lang)
+
+
+def _quant(lang):
+    x = formats.heavy_tailed_sample(1024)
+    sweeps = {s: formats.block_size_sweep(x, formats.E2M1, [8, 16, 32], s) for s in ("e8m0", "e4m3")}
+    return figures.formats.block_scaling_error(sweeps, [(formats.MXFP4, 0.14), (formats.NVFP4, 0.09)], lang)
+
+
+LIN, LOG, LOG2 = "linear", "log", "log2"
+# name: (builder(lang) -> Figure, [(x scale, y scale) of each Axes, in order])
+FIGURES = {
+    "roofline.accelerator": (lambda lang: figures.roofline.accelerator(
+        inference.teaching_gpu(), [("prefill", 2000), ("decode", 1)], lang), [(LOG, LOG)]),
+    "roofline.machines": (lambda lang: figures.roofline.machines(
+        [("a", 1e11, 2e10, "black"), ("b", 7e12, 3e11, "blue")], lang, decode_intensity=1.0,
+        point=("m", 200.0, 9e10)), [(LOG, LOG)]),
+    "inference.batch_sweep": (lambda lang: figures.inference.batch_sweep(
+        inference.teaching_request(), inference.teaching_gpu(), lang, mark=32), [(LOG2, LIN), (LOG2, LIN)]),
+    "inference.predicted_vs_measured": (lambda lang: figures.inference.predicted_vs_measured(
+        [measurements.decode_check(1)], lang), [(LIN, LIN)]),
+    "interconnect.link_ladder": (lambda lang: figures.interconnect.link_ladder(
+        interconnect.dgx_h100_ladder(), lang), [(LOG, LIN)]),
+    "interconnect.nvlink_generations": (lambda lang: figures.interconnect.nvlink_generations(
+        gpu.nvlink_generations(), lang), [(LIN, LIN)]),
+    "fab.yield_curves": (lambda lang: figures.fab.yield_curves(
+        0.1, 3, [("GH100", 814), ("GA100", 826)], lang), [(LIN, LIN)]),
+    "fab.dies_and_cost": (lambda lang: figures.fab.dies_and_cost(
+        0.1, 16988, [("GH100", 814)], lang), [(LIN, LOG), (LIN, LOG), (LIN, LIN)]),
+    "fab.dies_and_cost(negative_binomial)": (lambda lang: figures.fab.dies_and_cost(
+        0.1, 16988, [("GH100", 814)], lang, model="negative_binomial", alpha=2), [(LIN, LOG), (LIN, LOG), (LIN, LIN)]),
+    "fab.supply_limits": (lambda lang: figures.fab.supply_limits(
+        [fab.gpu_supply(p, fab.teaching_supply()) for p in fab.teaching_products()], lang), [(LIN, LIN)]),
+    "memory.hbm_bandwidth": (lambda lang: figures.memory.hbm_bandwidth(GENS, GPUS, lang), [(LIN, LIN), (LIN, LIN)]),
+    "cpu.latency_ladder": (lambda lang: figures.cpu.latency_ladder(cpu.xeon_latency_ladder(), 3.8e9, lang),
+                           [(LOG, LIN)]),
+    "cpu.peak_flops": (lambda lang: figures.cpu.peak_flops(cpu.xeon_grace_h100_peaks(), lang), [(LOG, LIN)]),
+    "cpu.launch_overhead": (_launch, [(LIN, LIN)]),
+    "gpu.divergence": (lambda lang: figures.gpu.divergence(lang), [(LIN, LIN), (LIN, LIN)]),
+    "gpu.memory_hierarchy": (lambda lang: figures.gpu.memory_hierarchy(gpu.h100_hierarchy(), lang), [(LOG, LIN)]),
+    "gpu.measured_memory": (lambda lang: figures.gpu.measured_memory(
+        gpu.h200_copy_by_working_set(), gpu.h200_strided_loads(), 60 * 2 ** 20, 4.8e12, 530e9, lang), [(LOG2, LIN), (LOG2, LIN)]),
+    "formats.block_scaling_error": (_quant, [(LOG2, LIN)]),
+}
+
+
+def _scale(axis):
+    name = axis.get_scale()
+    return LOG2 if name == "log" and axis.get_transform().base == 2 else name
+
+
+def _texts(fig):
+    return [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text().strip()]
+
+
+# ---- every figure ------------------------------------------------------------------------------
+
+def test_every_figure_function_is_in_the_table():
+    public = {f"{m.__name__.rsplit('.', 1)[1]}.{name}" for m in TOPICS
+              for name, fn in inspect.getmembers(m, inspect.isfunction)
+              if fn.__module__ == m.__name__ and not name.startswith("_")
+              and inspect.signature(fn).return_annotation is Figure}
+    assert public == {k.split("(")[0] for k in FIGURES}
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_builds_without_a_missing_glyph(name, lang):
+    build, scales = FIGURES[name]
+    fig = build(lang)
+    assert isinstance(fig, Figure)
+    assert not plt.fignum_exists(fig.number)                 # closed: only the glue shows it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                       # a missing glyph warns; here it fails
+        fig.canvas.draw()
+    assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+    assert [(_scale(ax.xaxis), _scale(ax.yaxis)) for ax in fig.axes] == scales
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_labels_come_from_the_labels_file(name, monkeypatch):
+    """Record every t() call while the Chinese figure is drawn: each label it returned is on
+    the figure, and every axis label is one of them."""
+    said = []
+
+    def recording_t(key, lang, **fields):
+        text = i18n.t(key, lang, **fields)
+        said.append(text)
+        return text
+    for module in TOPICS:
+        monkeypatch.setattr(module, "t", recording_t)
+    fig = FIGURES[name][0]("zh")
+    drawn = _texts(fig)
+    assert said, "the figure draws no label from labels.toml"
+    for text in said:
+        assert any(text in d for d in drawn), f"label {text!r} was looked up but not drawn"
+    for ax in fig.axes:
+        for label in (ax.get_xlabel(), ax.get_ylabel()):
+            assert not label or any(label.startswith(s) for s in said), label
+
+
+def test_every_label_key_in_the_figures_exists_in_both_languages():
+    """Static check of the source: each t("key") names a label of labels.toml; each t(f"prefix_{...}")
+    matches at least one."""
+    seen = 0
+    for path in FIGURES_DIR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t" and node.args):
+                continue
+            key = node.args[0]
+            if isinstance(key, ast.Constant):
+                assert key.value in i18n.STRINGS, f"{path.name}:{node.lineno}: no label {key.value!r}"
+            elif isinstance(key, ast.JoinedStr) and isinstance(key.values[0], ast.Constant):
+                prefix = key.values[0].value
+                assert any(k.startswith(prefix) for k in i18n.STRINGS), f"{path.name}:{node.lineno}: {prefix}*"
+            seen += 1
+    assert seen > 60
+    for key, texts in i18n.STRINGS.items():
+        assert set(texts) == set(i18n.LANGUAGES) and all(texts.values()), key
+
+
+def test_bad_language_is_named():
+    with pytest.raises(ValueError, match="lang"):
+        figures.style.setup("fr")
+    with pytest.raises(ValueError, match="lang"):
+        figures.fab.yield_curves(0.1, 3, [], "fr")
+    with pytest.raises(KeyError, match="no label"):
+        i18n.t("nonexistent", "en")
+
+
+# ---- style -------------------------------------------------------------------------------------
+
+def test_a_missing_glyph_fails():
+    figures.style.setup("en")   # DejaVu Sans only: no CJK glyphs
+    fig, ax = plt.subplots()
+    ax.set_title("显存带宽")
+    with pytest.raises(UserWarning, match="missing from"):
+        fig.canvas.draw()
+    plt.close(fig)
+
+
+def test_chinese_setup_uses_a_cjk_font():
+    assert figures.style.setup("zh") == "zh"
+    first = plt.rcParams["font.sans-serif"][0]
+    assert "CJK" in first or "Micro Hei" in first
+
+
+# ---- the roofline helper -----------------------------------------------------------------------
+
+def test_ridge_lies_at_peak_over_bandwidth():
+    # the teaching GPU: 1e15 FLOP/s over 3e12 B/s = 1000/3 = 333.3 FLOP per byte
+    fig, ax = plt.subplots()
+    roof = figures.roofline.draw_roof(ax, 1e15, 3e12, (0.1, 1e4))
+    assert roof.ridge_point == pytest.approx(1000 / 3)
+    line, ridge = ax.get_lines()
+    assert list(ridge.get_xdata()) == pytest.approx([1000 / 3] * 2)          # the dashed vertical line
+    x, y = line.get_xdata(), line.get_ydata()                                # in TFLOP/s
+    assert y[0] == pytest.approx(0.1 * 3)                                    # 0.1 FLOP/B x 3 TB/s
+    assert y[-1] == pytest.approx(1000)                                      # the flat roof, 1 PFLOP/s
+    assert all(v == pytest.approx(1000) for v, i in zip(y, x) if i >= 1000 / 3)
+    assert all(v < 1000 for v, i in zip(y, x) if i < 1000 / 3 * 0.99)
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    plt.close(fig)
+
+
+def test_ridge_tick_sits_on_the_corner():
+    # H100 SXM5: 989.4 TFLOP/s over 3,352 GB/s = 295.2 FLOP per byte; tick at 989,400 GFLOP/s
+    fig, ax = plt.subplots()
+    roof = figures.roofline.draw_roof(ax, 989.4e12, 3352e9, (0.1, 1e4), unit_flop_s=1e9, color="red", ridge="tick")
+    tick = ax.get_lines()[1]
+    assert tick.get_marker() == "|" and tick.get_color() == "red"
+    assert tick.get_xdata()[0] == pytest.approx(295.17, abs=0.01) == roof.ridge_point
+    assert tick.get_ydata()[0] == pytest.approx(989_400)
+    with pytest.raises(ValueError, match="ridge"):
+        figures.roofline.draw_roof(ax, 1e15, 3e12, (0.1, 1e4), ridge="dot")
+    plt.close(fig)
+
+
+def test_points_sit_on_the_roof_or_where_measured():
+    fig, ax = plt.subplots()
+    roof = figures.roofline.draw_roof(ax, 1e15, 3e12, (0.1, 1e4))
+    assert roof.add_point(1.0, "decode") == pytest.approx(3.0)               # 1 FLOP/B x 3 TB/s = 3 TFLOP/s
+    assert roof.add_point(2000.0) == pytest.approx(1000.0)                   # above the ridge: the peak
+    assert figures.roofline.mark(ax, 10.0, 5e12, label="measured") == pytest.approx(5.0)
+    assert [tuple(p.get_xdata()) for p in ax.get_lines()[2:]] == [(1.0,), (2000.0,), (10.0,)]
+    assert [t.get_text() for t in ax.texts] == ["decode", "measured"]
+    plt.close(fig)
+
+
+def test_every_roofline_figure_draws_its_roofs_with_the_helper(monkeypatch):
+    calls = []
+    real = figures.roofline.draw_roof
+
+    def spy(*args, **kwargs):
+        calls.append(args[1:3])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(figures.roofline, "draw_roof", spy)
+    FIGURES["roofline.accelerator"][0]("en")
+    FIGURES["roofline.machines"][0]("en")
+    assert calls == [(1e15, 3e12), (1e11, 2e10), (7e12, 3e11)]
+
+
+def test_no_other_figure_draws_a_roof_by_hand():
+    """min(peak, I x bandwidth) on log-log axes is drawn in one place: roofline.draw_roof."""
+    for path in FIGURES_DIR.glob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, ast.FunctionDef) or (path.name, fn.name) == ("roofline.py", "draw_roof"):
+                continue
+            calls = {getattr(c.func, "attr", None) for c in ast.walk(fn) if isinstance(c, ast.Call)}
+            assert not calls & {"loglog", "minimum"}, f"{path.name}: {fn.name} draws a roof by hand"
+
+
+# ---- the concept modules stay free of matplotlib -----------------------------------------------
+
+def test_concept_modules_import_no_matplotlib():
+    names = [m.name for m in pkgutil.iter_modules(infra_lib.__path__)
+             if m.name != "figures" and "widget" not in m.name]
+    assert {"units", "hardware", "models", "inference", "roofline", "interconnect", "fab", "cpu", "gpu",
+            "formats", "measurements", "machine_bench"} <= set(names)
+    code = ("import importlib, json, sys\n"
+            f"bad = [n for n in {names!r} if importlib.import_module('infra_lib.' + n) and "
+            "any(k == 'matplotlib' or k.startswith('matplotlib.') for k in sys.modules)]\n"
+            "print(json.dumps(bad[:1]))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [], "imports matplotlib: move its drawing code into infra_lib/figures"

@@ -1,0 +1,129 @@
+"""Tests for infra_lib.generations: per-SM and per-Tensor-Core rates, peaks from parts, bytes per
+FLOP, ridge point, batch-1 decode ceiling.
+
+Expected values by hand from published figures: H100 SXM5 (whitepaper V1.04, Table 1): 132 SMs,
+528 Tensor Cores, 989.4 TFLOP/s dense BF16, 1,978.9 FP8, 3,352 GB/s; A100 and V100 (A100
+whitepaper, section 4.1).
+"""
+import re
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from infra_lib import generations as gen, hardware as hw, roofline
+
+NAN, INF = float("nan"), float("inf")
+NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
+BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
+BAD_COUNT = BAD_POSITIVE + [1.5]
+PROPS = settings(max_examples=200, deadline=None)
+
+rates = st.floats(min_value=1e12, max_value=1e16)
+sms = st.integers(min_value=1, max_value=300)
+clocks = st.floats(min_value=5e8, max_value=3e9)
+
+
+def names(param):
+    return rf"^{re.escape(param)}\b"
+
+
+def test_h100_per_sm_and_per_tensor_core():
+    # 989.4e12 / (132 x 1.83e9) = 4,095.9; / (528 x 1.83e9) = 1,023.97
+    assert gen.flop_per_clock_per_sm(989.4e12, 132, 1.83e9) == pytest.approx(989.4e12 / 241.56e9)
+    assert round(gen.flop_per_clock_per_sm(989.4e12, 132, 1.83e9)) == 4096
+    assert round(gen.flop_per_clock_per_tensor_core(989.4e12, 528, 1.83e9)) == 1024
+    assert round(gen.flop_per_clock_per_sm(1978.9e12, 132, 1.83e9)) == 8192   # FP8: twice BF16
+
+
+def test_h100_peak_from_its_parts():
+    assert gen.peak_flop_s(132, 4096, 1.83e9) == pytest.approx(989.42e12, abs=0.01e12)    # 132 x 4,096 x 1.83e9
+    assert gen.tensor_core_peak_flop_s(132, 4, 1024, 1.83e9) == gen.peak_flop_s(132, 4096, 1.83e9)
+    assert gen.peak_flop_s(132, 4096, 1.98e9) == pytest.approx(1070.53e12, abs=0.01e12)   # at the max clock
+
+
+def test_a100_and_v100_from_the_whitepaper():
+    # A100: 108 SMs x 1,024 FMA x 2 x 1.41 GHz = 311.9 TFLOPS; V100: 80 x 1,024 x 1.53 GHz = 125.3
+    assert gen.peak_flop_s(108, 2048, 1.41e9) == pytest.approx(311.87e12, abs=0.01e12)
+    assert gen.tensor_core_peak_flop_s(108, 4, 512, 1.41e9) == pytest.approx(311.87e12, abs=0.01e12)
+    assert gen.peak_flop_s(80, 1024, 1.53e9) == pytest.approx(125.34e12, abs=0.01e12)
+
+
+def test_implied_clock():
+    assert gen.implied_clock_hz(989.4e12, 132, 4096) == pytest.approx(989.4e12 / (132 * 4096))
+    assert round(gen.implied_clock_hz(989.4e12, 132, 4096) / 1e6) == 1830
+
+
+def test_implied_clock_from_the_registry():
+    v = lambda name: hw.value("h100_sxm5", name)
+    clock = gen.implied_clock_hz(v("peak_flop_s"), int(v("sm_count")), v("tensor_flop_per_clock_per_sm"))
+    assert round(clock / 1e6) == 1830
+
+
+def test_bytes_per_flop_and_ridge_point():
+    assert gen.bytes_per_flop(3352e9, 989.4e12) == pytest.approx(3352 / 989400)    # 0.00339
+    assert gen.ridge_point(989.4e12, 3352e9) == roofline.ridge_point(989.4e12, 3352e9)
+    assert gen.ridge_point(1e15, 3e12) == pytest.approx(1000 / 3)
+
+
+def test_decode_ceiling():
+    assert gen.decode_ceiling_tok_s(3352e9, 16e9) == 209.5              # 3,352 / 16
+    assert gen.decode_ceiling_tok_s(4.8e12, 16e9) == pytest.approx(300)  # H200
+
+
+@PROPS
+@given(sms, st.floats(min_value=1, max_value=1e5), clocks)
+def test_peak_and_rates_are_inverses(n, per_clock, clock):
+    peak = gen.peak_flop_s(n, per_clock, clock)
+    assert gen.flop_per_clock_per_sm(peak, n, clock) == pytest.approx(per_clock, rel=1e-12)
+    assert gen.implied_clock_hz(peak, n, per_clock) == pytest.approx(clock, rel=1e-12)
+
+
+@PROPS
+@given(sms, st.integers(min_value=1, max_value=8), rates, clocks)
+def test_per_tensor_core_is_per_sm_over_cores_per_sm(n, per_sm, peak, clock):
+    assert gen.flop_per_clock_per_tensor_core(peak, n * per_sm, clock) == pytest.approx(
+        gen.flop_per_clock_per_sm(peak, n, clock) / per_sm, rel=1e-12)
+
+
+@PROPS
+@given(rates, st.floats(min_value=1e11, max_value=1e14))
+def test_bytes_per_flop_is_the_inverse_of_the_ridge(peak, bw):
+    assert gen.bytes_per_flop(bw, peak) * gen.ridge_point(peak, bw) == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+@pytest.mark.parametrize("param, call", [
+    ("flop_per_clock_per_sm", lambda x: gen.peak_flop_s(132, x, 1.83e9)),
+    ("clock_hz", lambda x: gen.peak_flop_s(132, 4096, x)),
+    ("peak_flop_s", lambda x: gen.implied_clock_hz(x, 132, 4096)),
+    ("flop_per_clock_per_sm", lambda x: gen.implied_clock_hz(989.4e12, 132, x)),
+    ("peak_flop_s", lambda x: gen.flop_per_clock_per_sm(x, 132, 1.83e9)),
+    ("clock_hz", lambda x: gen.flop_per_clock_per_sm(989.4e12, 132, x)),
+    ("peak_flop_s", lambda x: gen.flop_per_clock_per_tensor_core(x, 528, 1.83e9)),
+    ("clock_hz", lambda x: gen.flop_per_clock_per_tensor_core(989.4e12, 528, x)),
+    ("flop_per_clock_per_tensor_core", lambda x: gen.tensor_core_peak_flop_s(132, 4, x, 1.83e9)),
+    ("clock_hz", lambda x: gen.tensor_core_peak_flop_s(132, 4, 1024, x)),
+    ("mem_bw_Bps", lambda x: gen.bytes_per_flop(x, 989.4e12)),
+    ("peak_flop_s", lambda x: gen.bytes_per_flop(3352e9, x)),
+    ("peak_flop_s", lambda x: gen.ridge_point(x, 3352e9)),
+    ("mem_bw_Bps", lambda x: gen.ridge_point(989.4e12, x)),
+    ("mem_bw_Bps", lambda x: gen.decode_ceiling_tok_s(x, 16e9)),
+    ("weight_B", lambda x: gen.decode_ceiling_tok_s(3352e9, x)),
+])
+def test_positives_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_COUNT)
+@pytest.mark.parametrize("param, call", [
+    ("sm_count", lambda x: gen.peak_flop_s(x, 4096, 1.83e9)),
+    ("sm_count", lambda x: gen.implied_clock_hz(989.4e12, x, 4096)),
+    ("sm_count", lambda x: gen.flop_per_clock_per_sm(989.4e12, x, 1.83e9)),
+    ("tensor_cores", lambda x: gen.flop_per_clock_per_tensor_core(989.4e12, x, 1.83e9)),
+    ("sm_count", lambda x: gen.tensor_core_peak_flop_s(x, 4, 1024, 1.83e9)),
+    ("tensor_cores_per_sm", lambda x: gen.tensor_core_peak_flop_s(132, x, 1024, 1.83e9)),
+])
+def test_counts_reject_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)
