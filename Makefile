@@ -1,10 +1,13 @@
 # The two commands of the README, and the helpers behind them.
 PY := .venv/bin/python
 
-.PHONY: setup site test bench serve lab clean
+.PHONY: setup venv site test bench serve lab clean
 
 setup:                       ## install or reuse .venv, Chromium, CJK fonts, offline scripts
 	@bash book/tools/setup.sh
+
+venv:                        ## only the Python packages in .venv: no root, no apt, no npm
+	@bash book/tools/setup.sh --python-only
 
 site: setup                  ## build both editions into _build/site
 	@$(PY) book/tools/build.py
@@ -18,7 +21,7 @@ bench: setup                 ## print timings: tests, clean build, no-change reb
 serve: site                  ## serve the site on http://127.0.0.1:8000
 	@$(PY) -m http.server 8000 --bind 127.0.0.1 --directory _build/site
 
-lab: setup                   ## open the notebooks in JupyterLab (widgets live)
+lab: venv                    ## open the notebooks in JupyterLab (widgets live); needs only Python
 	@.venv/bin/jupyter lab notebooks
 
 clean:

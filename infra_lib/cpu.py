@@ -6,7 +6,7 @@ Small formulas, each with its source:
   (Hennessy and Patterson, *Computer Architecture: A Quantitative Approach*, 6th ed., §1.9 and
   Appendix C.2): CPI = base CPI + branch fraction x mispredict rate x penalty.
 - Average memory access time (H&P, Appendix B.1 and B.3): AMAT = hit time + miss rate x miss penalty,
-  applied level by level.
+  applied level by level with load-to-use latencies: each level's share of accesses x its latency.
 - Peak FLOP/s = FLOP per cycle per core x cores x clock; a SIMD unit does lanes x 2 FLOP per
   cycle with fused multiply-add (FMA).
 - DRAM bandwidth = channels x bytes per transfer x transfers per second
@@ -34,6 +34,7 @@ def _share(name: str, value: float, what: str = "(a fraction between 0 and 1)") 
 
 # ---- clocks and cycles --------------------------------------------------------------------
 
+@_check.finite
 def cycles_to_s(cycles: float, clock_hz: float) -> float:
     """Seconds taken by ``cycles`` clock cycles at ``clock_hz``.
 
@@ -45,6 +46,7 @@ def cycles_to_s(cycles: float, clock_hz: float) -> float:
     return _check.non_negative("cycles", cycles, "cycles") / _check.positive("clock_hz", clock_hz, "Hz")
 
 
+@_check.finite
 def s_to_cycles(seconds: float, clock_hz: float) -> float:
     """Clock cycles that pass in ``seconds`` at ``clock_hz``.
 
@@ -58,6 +60,7 @@ def s_to_cycles(seconds: float, clock_hz: float) -> float:
 
 # ---- pipelines and branch prediction ------------------------------------------------------
 
+@_check.finite
 def cpi_with_branches(base_cpi: float, branch_fraction: float, mispredict_rate: float,
                       penalty_cycles: float) -> float:
     """Cycles per instruction once branch mispredictions are counted.
@@ -80,6 +83,7 @@ def cpi_with_branches(base_cpi: float, branch_fraction: float, mispredict_rate: 
     return round(base + f * m * p, 12)
 
 
+@_check.finite
 def breakeven_mispredict_rate(base_cpi: float, branch_fraction: float, penalty_cycles: float) -> float:
     """The mispredict rate at which branch stalls cost as many cycles as all other work: base / (f x p).
 
@@ -94,6 +98,7 @@ def breakeven_mispredict_rate(base_cpi: float, branch_fraction: float, penalty_c
     return base / (f * p)
 
 
+@_check.finite
 def time_per_instruction_s(cpi: float, clock_hz: float) -> float:
     """Average time per instruction: CPI / clock (H&P 6th ed., §1.9, the CPU performance equation).
 
@@ -107,6 +112,7 @@ def time_per_instruction_s(cpi: float, clock_hz: float) -> float:
 
 # ---- caches ---------------------------------------------------------------------------------
 
+@_check.finite
 def amat(hit_time: float, miss_rate: float, miss_penalty: float) -> float:
     """Average memory access time = hit time + miss rate x miss penalty (H&P 6th ed., Appendix B.1).
 
@@ -123,27 +129,57 @@ def amat(hit_time: float, miss_rate: float, miss_penalty: float) -> float:
     return hit + m * penalty
 
 
-def amat_levels(hit_times: Iterable[float], miss_rates: Iterable[float], memory_time: float) -> float:
-    """AMAT through several cache levels: the miss penalty of each level is the AMAT of the next.
+@_check.finite
+def served_fractions(miss_rates: Iterable[float]) -> list[float]:
+    """Share of all accesses served by each cache level and, last, by memory, from *local* miss rates.
+
+    Level i serves m1 x ... x m(i-1) x (1 - mi); memory serves m1 x m2 x ... (the global miss rate).
+
+    >>> [round(f, 3) for f in served_fractions([0.05, 0.4, 0.5])]
+    [0.95, 0.03, 0.01, 0.01]
+    """
+    reach, out = 1.0, []
+    for i, m in enumerate(miss_rates):
+        m = _share(f"miss_rates[{i}]", m)
+        out.append(reach * (1 - m))
+        reach *= m
+    if not out:
+        raise ValueError("miss_rates must name at least one cache level, got none")
+    return out + [reach]
+
+
+@_check.finite
+def amat_levels(latencies: Iterable[float], miss_rates: Iterable[float], memory_latency: float) -> float:
+    """AMAT through several cache levels from *load-to-use* latencies measured end to end.
 
     Equation eq-amat-levels in chapter 2.
 
-    AMAT = t1 + m1 x (t2 + m2 x (t3 + m3 x t_mem)) (H&P 6th ed., Appendix B.3, multilevel caches).
+    Each latency is the whole time of a load served at that level (as a pointer-chasing benchmark
+    measures it), so a miss costs the *increment* to the next level, not the next level's whole
+    latency on top of this one's: AMAT = sum of (share served at level i) x t_i
+    = t1 + m1 (t2 - t1) + m1 m2 (t3 - t2) + m1 m2 m3 (t_mem - t3), which is H&P's
+    hit time + miss rate x miss penalty (6th ed., Appendix B.1 and B.3) with each penalty an increment.
     ``miss_rates`` are *local*: the share of the accesses reaching a level that miss there.
+    Feeding end-to-end latencies into the nested form t1 + m1 (t2 + m2 (...)) would count every
+    lookup on the way twice (a DRAM access would cost t1 + t2 + t3 + t_mem).
 
-    >>> round(amat_levels([1.0, 4.0], [0.1, 0.5], 100.0), 3)
-    6.4
+    >>> round(amat_levels([1.0, 4.0], [0.1, 0.5], 100.0), 3)    # 0.9 x 1 + 0.05 x 4 + 0.05 x 100
+    6.1
+    >>> amat_levels([1.0, 4.0], [1.0, 1.0], 100.0)     # every access goes to memory: its latency
+    100.0
     """
-    times, rates = list(hit_times), list(miss_rates)
+    times, rates = list(latencies), list(miss_rates)
     if not times or len(times) != len(rates):
-        raise ValueError(f"hit_times and miss_rates must be non-empty and of equal length, "
+        raise ValueError(f"latencies and miss_rates must be non-empty and of equal length, "
                          f"got {len(times)} and {len(rates)}")
-    total = _check.non_negative("memory_time", memory_time, "(a time, in the unit of hit_times)")
-    for i, (t, m) in reversed(list(enumerate(zip(times, rates)))):
-        _check.non_negative(f"hit_times[{i}]", t, "(a time)")
-        _share(f"miss_rates[{i}]", m)
-        total = amat(t, m, total)
-    return total
+    mem = _check.non_negative("memory_latency", memory_latency, "(a time, in the unit of latencies)")
+    ladder = [_check.non_negative(f"latencies[{i}]", t, "(a time)") for i, t in enumerate(times)] + [mem]
+    for i in range(1, len(ladder)):
+        if ladder[i] < ladder[i - 1]:
+            name = "memory_latency" if i == len(times) else f"latencies[{i}]"
+            raise ValueError(f"{name} ({ladder[i]:g}) must be at least the level before it ({ladder[i - 1]:g}): "
+                             f"load-to-use latencies grow down the hierarchy")
+    return round(sum(f * t for f, t in zip(served_fractions(rates), ladder)), 12)
 
 
 @dataclass(frozen=True)
@@ -156,7 +192,11 @@ class CacheLevel:
     kind: str
     cite: str
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
+
+@_check.finite
 def xeon_latency_ladder(clock_hz: float | None = None) -> list[CacheLevel]:
     """L1, L2, L3 and DRAM latency of the Xeon 8480C, converted at ``clock_hz`` (default: max turbo).
 
@@ -184,6 +224,7 @@ def xeon_latency_ladder(clock_hz: float | None = None) -> list[CacheLevel]:
 
 # ---- SIMD, AMX and peak FLOP/s -------------------------------------------------------------
 
+@_check.finite
 def simd_lanes(vector_bits: int, element_bits: int) -> int:
     """How many numbers one vector register holds: 512-bit AVX-512 holds 16 FP32 values.
 
@@ -197,6 +238,7 @@ def simd_lanes(vector_bits: int, element_bits: int) -> int:
     return v // e
 
 
+@_check.finite
 def simd_flop_per_cycle(vector_bits: int, element_bits: int, fma_units: int) -> int:
     """FLOP per cycle per core from vector FMA units: lanes x units x 2.
 
@@ -209,6 +251,7 @@ def simd_flop_per_cycle(vector_bits: int, element_bits: int, fma_units: int) -> 
     return simd_lanes(vector_bits, element_bits) * _check.count("fma_units", fma_units, "FMA units") * FLOP_PER_FMA
 
 
+@_check.finite
 def peak_flop_s(flop_per_cycle_per_core: float, cores: int, clock_hz: float) -> float:
     """Peak FLOP/s = FLOP per cycle per core x cores x clock.
 
@@ -240,6 +283,42 @@ def grace_sve2_flop_per_cycle() -> int:
     return simd_flop_per_cycle(int(v("sve2_bits")), 32, int(v("sve2_pipes")))
 
 
+GRACE_PER_SUPERCHIP = 2   # the Grace CPU Superchip is two Grace CPUs joined by NVLink-C2C (NVIDIA's blog, Table 1: 144 cores)
+
+
+@_check.finite
+def implied_clock_hz(peak_flop_s: float, flop_per_cycle_per_core: float, cores: int) -> float:
+    """The clock a published peak was computed at: peak / (FLOP per cycle per core x cores).
+
+    >>> round(implied_clock_hz(7.1e12, 16, 144) / 1e9, 2)
+    3.08
+    """
+    return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+            / (_check.positive("flop_per_cycle_per_core", flop_per_cycle_per_core, "FLOP per cycle per core")
+               * _check.count("cores", cores, "cores")))
+
+
+def grace_fp64_flop_per_cycle() -> int:
+    """FP64 FLOP per cycle per Grace core: 4 x 128-bit SVE2 pipes x 2 lanes x 2 (FMA) = 16.
+
+    >>> grace_fp64_flop_per_cycle()
+    16
+    """
+    v = lambda name: hardware.value("grace", name)
+    return simd_flop_per_cycle(int(v("sve2_bits")), 64, int(v("sve2_pipes")))
+
+
+def grace_implied_clock_hz() -> float:
+    """The clock behind NVIDIA's 7.1 TFLOP/s FP64 peak of the 144-core Grace CPU Superchip (about 3.1 GHz,
+    below the 3.5 GHz maximum boost).
+
+    >>> round(grace_implied_clock_hz() / 1e9, 2)
+    3.08
+    """
+    return implied_clock_hz(hardware.value("grace", "superchip_fp64_flop_s"), grace_fp64_flop_per_cycle(),
+                            GRACE_PER_SUPERCHIP * int(hardware.value("grace", "cores")))
+
+
 @dataclass(frozen=True)
 class Peak:
     """One peak FLOP/s figure with what must be aligned before comparing it."""
@@ -249,15 +328,21 @@ class Peak:
     clock_hz: float  # 0 when the figure is a vendor's total
     device: str      # 'cpu' or 'gpu'
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
+
+@_check.finite
 def xeon_grace_h100_peaks(clock_hz: float | None = None) -> list[Peak]:
     """Peak FLOP/s of a Xeon core and socket, a Grace, and an H100, ready to compare.
 
     Xeon socket figures at ``clock_hz`` (default the 2.0 GHz base clock); one core at its max
-    turbo; Grace at its 3.5 GHz max boost; H100 from the whitepaper (dense).
+    turbo; Grace at the clock NVIDIA's own FP64 peak implies (:func:`grace_implied_clock_hz`,
+    about 3.1 GHz, an all-core figure like the Xeon's all-core turbo, not its 3.5 GHz max boost);
+    H100 from the whitepaper (dense).
 
     >>> [round(p.flop_s / 1e12, 2) for p in xeon_grace_h100_peaks()]
-    [0.24, 7.17, 114.69, 8.06, 66.9, 989.4]
+    [0.24, 7.17, 114.69, 7.1, 66.9, 989.4]
     """
     x = lambda name: hardware.value("xeon_8480c", name)
     cores = int(hardware.value("dgx_h100", "cores_per_cpu"))
@@ -269,8 +354,8 @@ def xeon_grace_h100_peaks(clock_hz: float | None = None) -> list[Peak]:
         Peak("xeon_core_avx512", peak_flop_s(avx, 1, x("max_turbo_hz")), "FP32", x("max_turbo_hz"), "cpu"),
         Peak("xeon_avx512", peak_flop_s(avx, cores, clock), "FP32", clock, "cpu"),
         Peak("xeon_amx", peak_flop_s(amx, cores, clock), "BF16", clock, "cpu"),
-        Peak("grace_sve2", peak_flop_s(grace_sve2_flop_per_cycle(), int(g("cores")), g("max_clock_hz")),
-             "FP32", g("max_clock_hz"), "cpu"),
+        Peak("grace_sve2", peak_flop_s(grace_sve2_flop_per_cycle(), int(g("cores")), grace_implied_clock_hz()),
+             "FP32", grace_implied_clock_hz(), "cpu"),
         Peak("h100_fp32", hardware.value("h100_sxm5", "peak_flop_s_fp32"), "FP32", 0.0, "gpu"),
         Peak("h100_bf16", hardware.value("h100_sxm5", "peak_flop_s"), "BF16", 0.0, "gpu"),
     ]
@@ -278,6 +363,7 @@ def xeon_grace_h100_peaks(clock_hz: float | None = None) -> list[Peak]:
 
 # ---- memory bandwidth and NUMA -------------------------------------------------------------
 
+@_check.finite
 def xeon_socket_bandwidth_Bps(dimms_per_channel: int = 1) -> float:
     """DDR5 bandwidth of one Xeon 8480C socket at the speed Intel allows for 1 or 2 DIMMs per channel:
     :func:`infra_lib.memory.dram_bandwidth_Bps` of its registry values.
@@ -293,6 +379,7 @@ def xeon_socket_bandwidth_Bps(dimms_per_channel: int = 1) -> float:
                                      x(f"ddr5_rate_{dpc}dpc"))
 
 
+@_check.finite
 def numa_latency_s(local_s: float, remote_ratio: float, remote_fraction: float) -> float:
     """Average DRAM latency when a share of accesses goes to the other socket's memory.
 
@@ -309,6 +396,7 @@ def numa_latency_s(local_s: float, remote_ratio: float, remote_fraction: float) 
     return local * ((1 - r) + ratio * r)
 
 
+@_check.finite
 def transfer_time_s(size_B: float, rate_Bps: float) -> float:
     """Time to move ``size_B`` bytes at ``rate_Bps`` (one direction).
 
@@ -322,6 +410,7 @@ def transfer_time_s(size_B: float, rate_Bps: float) -> float:
 
 # ---- the CPU's jobs: feeding tokens, launching kernels -------------------------------------
 
+@_check.finite
 def share_of_capacity(demand_per_s: float, capacity_per_s: float) -> float:
     """Demand over capacity, e.g. tokens per second needed over tokens per second a CPU can tokenize.
 
@@ -332,11 +421,34 @@ def share_of_capacity(demand_per_s: float, capacity_per_s: float) -> float:
                  / _check.positive("capacity_per_s", capacity_per_s, "per second"), 12)
 
 
+TRAIN_OVER_FORWARD = 3   # forward + backward ~ 6N FLOP per token against the forward pass's 2N (Kaplan et al. 2020, §2.1)
+
+
+@_check.finite
+def training_feed_Bps(forward_tokens_per_s: float, gpus: int, bytes_per_token: float,
+                      train_over_forward: float = TRAIN_OVER_FORWARD) -> float:
+    """Bytes of input per second that a data pipeline must deliver to keep ``gpus`` GPUs training.
+
+    A training step costs about ``train_over_forward`` times a forward pass per token (6N against 2N),
+    so each GPU consumes forward_tokens_per_s / train_over_forward tokens per second.
+    8 GPUs at 41,000 forward tokens/s each, 4 bytes per token: 0.44 MB/s.
+
+    >>> round(training_feed_Bps(41_000, 8, 4) / 1e6, 3)
+    0.437
+    """
+    f = _check.positive("forward_tokens_per_s", forward_tokens_per_s, "tokens/s")
+    n = _check.count("gpus", gpus, "GPUs")
+    b = _check.positive("bytes_per_token", bytes_per_token, "bytes per token")
+    r = _check.positive("train_over_forward", train_over_forward, "(training cost / forward cost per token)")
+    return n * f / r * b
+
+
+@_check.finite
 def implied_launches(eager_step_s: float, graph_step_s: float, eager_launch_s: float,
                      graph_launch_s: float) -> float:
     """How many kernel launches the gap between an eager and a CUDA-graph step corresponds to.
 
-    n = (t_eager - t_graph) / (c_eager - c_graph): equation eq-launch-count in chapter 2.
+    n = (t_eager - t_graph) / (c_eager - c_graph): equation eq-launch-serial in chapter 2, solved for n.
 
     It assumes that (1) the whole gap is launch cost, (2) every kernel of the step costs the CPU
     what a tiny op costs, and (3) no launch overlaps GPU work: the GPU waits for each one. If some
@@ -344,7 +456,7 @@ def implied_launches(eager_step_s: float, graph_step_s: float, eager_launch_s: f
     (1) and (2) the estimate is a lower bound on the kernel count.
 
     The H200 measurement, rounded: (6.462 - 5.137) ms / (7.07 - 1.17) us = 225 launches (224 from
-    the unrounded timings, see :func:`h200_launch_model`).
+    the unrounded timings, see :func:`h200_launch_readings`).
 
     >>> round(implied_launches(6.462e-3, 5.137e-3, 7.07e-6, 1.17e-6))
     225
@@ -364,19 +476,24 @@ def implied_launches(eager_step_s: float, graph_step_s: float, eager_launch_s: f
 class LaunchModel:
     """A step of ``kernels`` kernels doing ``gpu_s`` of GPU work, launched eagerly or from a graph.
 
-    Two limits bracket the truth: *serial* (the GPU waits for every launch: t = gpu + n x c) and
-    *overlapped* (the CPU runs ahead while kernels execute: t = max(gpu, n x c)).
+    Two limits bracket the truth: *serial* (the GPU waits for every launch: t = gpu + n x c,
+    equation eq-launch-serial in chapter 2) and *overlapped* (the CPU runs ahead while kernels
+    execute: t = max(n x c, gpu + tail), equation eq-launch-overlap). ``tail_s`` is what an eager
+    step costs beyond its GPU work even when the CPU keeps ahead (0 by default).
     """
     kernels: float
     eager_launch_s: float
     graph_launch_s: float
     gpu_s: float
+    tail_s: float = 0.0
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.non_negative("kernels", self.kernels, "kernels")
         _check.positive("eager_launch_s", self.eager_launch_s, "s")
         _check.non_negative("graph_launch_s", self.graph_launch_s, "s")
         _check.positive("gpu_s", self.gpu_s, "s")
+        _check.non_negative("tail_s", self.tail_s, "s")
 
     @property
     def eager_cpu_s(self) -> float:
@@ -396,7 +513,11 @@ class LaunchModel:
 
     @property
     def eager_overlapped_s(self) -> float:
-        return max(self.gpu_s, self.eager_cpu_s)
+        return overlapped_step_s(self.eager_cpu_s, self.gpu_s, self.tail_s)
+
+    @property
+    def graph_overlapped_s(self) -> float:
+        return overlapped_step_s(self.graph_cpu_s, self.gpu_s)
 
     @property
     def lost_share_serial(self) -> float:
@@ -409,16 +530,154 @@ class LaunchModel:
         return self.eager_cpu_s
 
 
+@_check.finite
+def serial_step_s(graph_step_s: float, kernels: float, eager_launch_s: float, graph_launch_s: float) -> float:
+    """The serial reading of an eager step: the graph step plus each kernel's extra launch cost.
+
+    t_eager = t_graph + n x (c_eager - c_graph): equation eq-launch-serial in chapter 2 (the GPU
+    waits for every launch, so the gap between eager and graph grows with the kernel count and
+    does not depend on how long the kernels run).
+
+    >>> round(serial_step_s(5.137e-3, 224, 7.07e-6, 1.17e-6) * 1e3, 3)
+    6.459
+    """
+    g = _check.positive("graph_step_s", graph_step_s, "s")
+    n = _check.non_negative("kernels", kernels, "kernels")
+    ce = _check.positive("eager_launch_s", eager_launch_s, "s")
+    cg = _check.non_negative("graph_launch_s", graph_launch_s, "s")
+    return g + n * (ce - cg)
+
+
+@_check.finite
+def overlapped_step_s(cpu_issue_s: float, gpu_s: float, tail_s: float = 0.0) -> float:
+    """The overlapped reading of a step: the CPU issues kernels while earlier ones run.
+
+    t = max(t_issue, t_gpu + tail): equation eq-launch-overlap in chapter 2. The step lasts as long
+    as the slower of the CPU issuing the kernels and the GPU running them; ``tail_s`` is what the
+    eager step costs beyond the GPU's work even when the CPU keeps ahead.
+
+    >>> overlapped_step_s(6.5e-3, 5.1e-3), overlapped_step_s(6.5e-3, 10.7e-3, 0.7e-3)
+    (0.0065, 0.0114)
+    """
+    cpu_s = _check.non_negative("cpu_issue_s", cpu_issue_s, "s")
+    gpu = _check.positive("gpu_s", gpu_s, "s")
+    tail = _check.non_negative("tail_s", tail_s, "s")
+    return round(max(cpu_s, gpu + tail), 15)
+
+
+# One kernel per operation of a Llama-style decoder layer run eagerly, as the H200 run's model is
+# shaped (separate q, k, v, gate and up projections; no RoPE). RMSNorm is one kernel when fused
+# (torch.nn.functional.rms_norm) and eight in the textbook form of Hugging Face's LlamaRMSNorm
+# (cast to float32, pow, mean, add eps, rsqrt, multiply, cast back, multiply by the weight).
+LAYER_OPS = ("rms_norm", "q_proj", "k_proj", "v_proj", "k_cache_write", "v_cache_write", "attention",
+             "o_proj", "residual_add", "rms_norm", "gate_proj", "up_proj", "silu", "mul", "down_proj",
+             "residual_add")
+RMS_NORM_UNFUSED_KERNELS = 8
+STEP_OPS = ("embedding", "rms_norm", "lm_head", "argmax")   # around the layers
+
+
+@_check.finite
+def eager_step_kernels(layers: int, fused_norm: bool = True) -> int:
+    """Kernels one eager decode step launches, one per operation of :data:`LAYER_OPS` and :data:`STEP_OPS`.
+
+    A count from the layer's structure, not a measurement: a framework may fuse more (fewer
+    kernels) or add copies and casts (more). A profiler's trace of one step settles it.
+
+    >>> eager_step_kernels(32), eager_step_kernels(32, fused_norm=False)
+    (516, 971)
+    """
+    n = _check.count("layers", layers, "layers")
+    norm = 1 if _check.flag("fused_norm", fused_norm) else RMS_NORM_UNFUSED_KERNELS
+    per_layer = len(LAYER_OPS) + (norm - 1) * LAYER_OPS.count("rms_norm")
+    return n * per_layer + len(STEP_OPS) + (norm - 1) * STEP_OPS.count("rms_norm")
+
+
+@dataclass(frozen=True)
+class LaunchReading:
+    """One measured decode step against what the serial and the overlapped readings predict."""
+    batch: int
+    context: int
+    graph_s: float
+    eager_s: float
+    serial_s: float
+    overlapped_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def gap_s(self) -> float:
+        return self.eager_s - self.graph_s
+
+    @property
+    def serial_error(self) -> float:
+        return (self.serial_s - self.eager_s) / self.eager_s
+
+    @property
+    def overlapped_error(self) -> float:
+        return (self.overlapped_s - self.eager_s) / self.eager_s
+
+
+@dataclass(frozen=True)
+class LaunchFit:
+    """The two readings of the H200 decode sweep, each fitted to two end points of the sweep.
+
+    Serial: ``kernels_serial`` from the batch-1 gap (:func:`implied_launches`). Overlapped:
+    ``cpu_issue_s`` = the batch-1 eager step (the smallest GPU time: CPU-bound under this reading),
+    ``tail_s`` = the gap at the largest batch (the longest GPU time: surely GPU-bound).
+    """
+    eager_launch_s: float
+    graph_launch_s: float
+    kernels_serial: float
+    cpu_issue_s: float
+    tail_s: float
+    points: tuple[LaunchReading, ...]
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def kernels_at_issue(self) -> float:
+        """Kernels the CPU issue time amounts to if each costs what a tiny op costs eagerly."""
+        return self.cpu_issue_s / self.eager_launch_s
+
+
+@_check.finite
+def h200_launch_readings(run: str = measurements.RUN) -> LaunchFit:
+    """Both readings of the eager step fitted to the H200 run and evaluated at every measured point.
+
+    >>> f = h200_launch_readings()
+    >>> round(f.kernels_serial), round(f.cpu_issue_s * 1e3, 2), round(f.tail_s * 1e3, 2)
+    (224, 6.46, 0.66)
+    >>> [(p.batch, round(p.serial_s * 1e3, 2), round(p.overlapped_s * 1e3, 2)) for p in f.points][-1]
+    (128, 12.04, 11.37)
+    """
+    ladder = measurements.load(run, name="ladder")
+    ce, cg = ladder["tiny_op_eager_us"] * units.US, ladder["tiny_op_graph_us"] * units.US
+    rows = sorted(measurements.load(run)["decode"], key=lambda r: (r["s_graph"], r["batch"], r["ctx"]))
+    first, last = rows[0], rows[-1]
+    n = implied_launches(first["s_eager"], first["s_graph"], ce, cg)
+    issue, tail = first["s_eager"], last["s_eager"] - last["s_graph"]
+    points = tuple(LaunchReading(int(r["batch"]), int(r["ctx"]), r["s_graph"], r["s_eager"],
+                                 serial_step_s(r["s_graph"], n, ce, cg),
+                                 overlapped_step_s(issue, r["s_graph"], tail)) for r in rows)
+    return LaunchFit(ce, cg, n, issue, tail, points)
+
+
+@_check.finite
 def h200_launch_model(batch: int = 1, context: int = 1000) -> LaunchModel:
-    """The H200 decode step as a :class:`LaunchModel`: kernels from :func:`implied_launches`,
-    GPU time = graph step - kernels x graph launch cost, so that the model reproduces both timings.
+    """The H200 decode step at (``batch``, ``context``) as a :class:`LaunchModel`, overlapped reading.
+
+    Kernels: the batch-1 eager step (the CPU's issue time) over the eager cost of a tiny op;
+    GPU time: the measured CUDA-graph step; tail: the eager-graph gap at the largest batch
+    (:func:`h200_launch_readings`). Its overlapped limit reproduces the measured eager step at
+    batch 1 and 128; its serial limit shows what the same kernels would cost if none overlapped.
 
     >>> m = h200_launch_model()
-    >>> round(m.kernels), round(m.gpu_s * 1e3, 2), round(m.eager_serial_s * 1e3, 2)
-    (224, 4.88, 6.46)
+    >>> round(m.kernels), round(m.gpu_s * 1e3, 2), round(m.eager_overlapped_s * 1e3, 2), round(m.eager_serial_s * 1e3, 2)
+    (913, 5.14, 6.46, 11.6)
     """
-    ladder = measurements.load(name="ladder")
+    fit = h200_launch_readings()
     step = measurements.decode_check(batch, context)
-    ce, cg = ladder["tiny_op_eager_us"] * units.US, ladder["tiny_op_graph_us"] * units.US
-    n = implied_launches(step.measured_eager_s, step.measured_graph_s, ce, cg)
-    return LaunchModel(kernels=n, eager_launch_s=ce, graph_launch_s=cg, gpu_s=step.measured_graph_s - n * cg)
+    return LaunchModel(kernels=fit.kernels_at_issue, eager_launch_s=fit.eager_launch_s,
+                       graph_launch_s=fit.graph_launch_s, gpu_s=step.measured_graph_s, tail_s=fit.tail_s)

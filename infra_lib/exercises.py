@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import _check
+
 Number = int | float
 
 
@@ -46,6 +48,7 @@ class Param:
     scale: float = 1.0
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
             raise TypeError(f"a parameter's value must be a number, got {self.value!r}")
         if (self.low is None) != (self.high is None):
@@ -87,6 +90,7 @@ class Answer:
     abs_tol: float = 0.0
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         if self.rel_tol < 0 or self.abs_tol < 0:
             raise ValueError(f"tolerances must be 0 or more, got rel_tol={self.rel_tol}, abs_tol={self.abs_tol}")
 
@@ -111,6 +115,9 @@ class Grade:
     given: Any
     expected: Answer
     correct: bool
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
 
 def _is_number(x: Any) -> bool:
@@ -144,6 +151,7 @@ class Exercise:
     prefix: str | None = None
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         if not self.key.isidentifier():
             raise ValueError(f"an exercise key must be a Python identifier such as 'ch3_ex1', got {self.key!r}")
         object.__setattr__(self, "params", {n: _as_param(p) for n, p in self.params.items()})
@@ -178,10 +186,10 @@ class Exercise:
     def glue(self, glue_fn: Callable[..., Any] | None = None) -> dict[str, Any]:
         """Glue every parameter and answer (``display=False``); returns what was glued.
 
-        ``glue_fn`` defaults to ``myst_nb.glue``, imported at call time.
+        ``glue_fn`` defaults to :func:`infra_lib.glue.glue` (myst-nb's glue when installed).
         """
         if glue_fn is None:
-            glue_fn = importlib.import_module("myst_nb").glue   # the chapter's glue (myst_nb has no type hints)
+            glue_fn = importlib.import_module("infra_lib.glue").glue   # myst-nb's glue when installed
         glued = self.glued()
         for name, value in glued.items():
             glue_fn(name, value, display=False)

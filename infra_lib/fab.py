@@ -6,7 +6,8 @@ Conventions: die areas in mm² (``_mm2``), defect densities per cm² (``_per_cm2
 US dollars (``_usd``).
 Sources: J. Hennessy and D. Patterson, *Computer Architecture: A Quantitative Approach*, 6th
 ed., §1.6 (dies per wafer, cost of a die); B. T. Murphy, Proc. IEEE 52(12), 1964 (Murphy's
-yield model); Poisson (Seeds) and negative-binomial (Stapper) models as standard.
+yield model); the Poisson model; R. B. Seeds, IEEE Int. Conv. Rec. 1967 (Seeds' model,
+Y = 1 / (1 + A D0), the negative binomial with alpha = 1); the negative-binomial model (Stapper).
 
 >>> round(gross_dies_per_wafer(814), 1)          # GH100-sized dies on a 300 mm wafer
 63.5
@@ -42,6 +43,7 @@ def reticle_area_mm2() -> float:
             * hardware.value("leading_edge_fab", "reticle_height_mm"))
 
 
+@_check.finite
 def reticles(area_mm2: float) -> float:
     """An area as a multiple of the reticle: a 2,831 mm² interposer is 3.3 reticles.
 
@@ -51,6 +53,7 @@ def reticles(area_mm2: float) -> float:
     return _check.positive("area_mm2", area_mm2, "mm²") / reticle_area_mm2()
 
 
+@_check.finite
 def wafer_area_mm2(wafer_diameter_mm: float = 300.0) -> float:
     """pi (d/2)²: a 300 mm wafer has 70,686 mm².
 
@@ -70,6 +73,7 @@ def _edge_terms(die_area_mm2: float, wafer_diameter_mm: float) -> tuple[float, f
     return math.pi * (d / 2) ** 2 / a, math.pi * d / math.sqrt(2 * a)
 
 
+@_check.finite
 def gross_dies_per_wafer(die_area_mm2: float, wafer_diameter_mm: float = 300.0) -> float:
     """Dies per wafer with edge loss: pi (d/2)² / A - pi d / sqrt(2 A).
 
@@ -87,6 +91,71 @@ def gross_dies_per_wafer(die_area_mm2: float, wafer_diameter_mm: float = 300.0) 
     return whole - edge
 
 
+@_check.finite
+def dies_per_wafer_area_only(die_area_mm2: float, wafer_diameter_mm: float = 300.0) -> float:
+    """Wafer area over die area, pi (d/2)² / A: no edge loss, an upper bound no wafer reaches.
+
+    >>> round(dies_per_wafer_area_only(814), 1)
+    86.8
+    """
+    return _check.positive("wafer_diameter_mm", wafer_diameter_mm, "mm") ** 2 * math.pi / 4 / _check.positive(
+        "die_area_mm2", die_area_mm2, "mm²")
+
+
+@_check.finite
+def dies_per_wafer_grid(die_width_mm: float, die_height_mm: float, wafer_diameter_mm: float = 300.0,
+                        edge_exclusion_mm: float = 0.0, scribe_mm: float = 0.0, offsets: int = 8) -> int:
+    """Whole dies on a rectangular grid inside the usable circle: what die-per-wafer calculators count.
+
+    Dies of ``die_width_mm`` x ``die_height_mm`` are placed on a grid of pitch die + ``scribe_mm``
+    (the saw lane); a die counts when all four corners lie within the wafer radius less the
+    ``edge_exclusion_mm`` ring where nothing is printed. The grid's offset is tried at
+    ``offsets`` x ``offsets`` positions within one pitch and the best count kept (a fab shifts the
+    grid the same way). Unlike :func:`gross_dies_per_wafer`, it needs the die's shape, not only
+    its area, and it returns a whole number.
+
+    >>> side = 814 ** 0.5                     # GH100's area as a square (its shape is not published)
+    >>> dies_per_wafer_grid(side, side), dies_per_wafer_grid(side, side, edge_exclusion_mm=3, scribe_mm=0.1)
+    (70, 68)
+    """
+    w = _check.positive("die_width_mm", die_width_mm, "mm")
+    h = _check.positive("die_height_mm", die_height_mm, "mm")
+    d = _check.positive("wafer_diameter_mm", wafer_diameter_mm, "mm")
+    e = _check.non_negative("edge_exclusion_mm", edge_exclusion_mm, "mm")
+    lane = _check.non_negative("scribe_mm", scribe_mm, "mm")
+    n = _check.count("offsets", offsets, "grid positions")
+    r = d / 2 - e
+    if r <= 0:
+        raise ValueError(f"edge_exclusion_mm must be below the wafer radius {d / 2:g} mm, got {e:g}")
+    px, py = w + lane, h + lane
+    cells = float(n) ** 2 * (2 * r / px + 3) * (2 * r / py + 3)
+    if cells > 1e7:     # the count goes die by die: refuse what would take minutes
+        raise ValueError(f"die_width_mm x die_height_mm = {w:g} x {h:g} mm on a {d:g} mm wafer with offsets = "
+                         f"{n} means {cells:.2g} grid positions to test, more than 1e7: use larger dies, "
+                         f"fewer offsets, or gross_dies_per_wafer")
+    r2 = r * r
+    best = 0
+    for i in range(n):
+        for j in range(n):
+            x0, y0 = -r + px * i / n, -r + py * j / n
+            count = 0
+            nx, ny = int(2 * r / px) + 2, int(2 * r / py) + 2
+            for a in range(-1, nx):
+                x1 = x0 + a * px
+                x2 = x1 + w
+                xx = max(x1 * x1, x2 * x2)
+                if xx > r2:
+                    continue
+                for b in range(-1, ny):
+                    y1 = y0 + b * py
+                    y2 = y1 + h
+                    if xx + max(y1 * y1, y2 * y2) <= r2:
+                        count += 1
+            best = max(best, count)
+    return best
+
+
+@_check.finite
 def edge_loss_share(die_area_mm2: float, wafer_diameter_mm: float = 300.0) -> float:
     """Share of the wafer-area term lost at the edge: (pi d / sqrt(2A)) / (pi (d/2)² / A).
 
@@ -107,8 +176,12 @@ def _defects_per_die(die_area_mm2: float, d0_per_cm2: float) -> float:
     return a / MM2_PER_CM2 * d0
 
 
+@_check.finite
 def poisson_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
-    """Poisson (Seeds) model: Y = exp(-A D0), A in cm², defects independent and uniform.
+    """Poisson model: Y = exp(-A D0), A in cm², defects independent and uniform.
+
+    Not Seeds' model, which some texts attach to this name: Seeds (1967) gives 1 / (1 + A D0)
+    (:func:`seeds_yield`).
 
     Equation eq-yield-poisson in chapter 1.
 
@@ -118,6 +191,7 @@ def poisson_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
     return math.exp(-_defects_per_die(die_area_mm2, d0_per_cm2))
 
 
+@_check.finite
 def murphy_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
     """Murphy (1964): Y = ((1 - exp(-A D0)) / (A D0))², D0 varying across the wafer.
 
@@ -130,6 +204,7 @@ def murphy_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
     return 1.0 if x == 0 else (-math.expm1(-x) / x) ** 2
 
 
+@_check.finite
 def negative_binomial_yield(die_area_mm2: float, d0_per_cm2: float, alpha: float) -> float:
     """Negative binomial (Stapper): Y = (1 + A D0 / alpha)^(-alpha).
 
@@ -146,6 +221,22 @@ def negative_binomial_yield(die_area_mm2: float, d0_per_cm2: float, alpha: float
     return math.exp(-a * math.log1p(x / a))
 
 
+@_check.finite
+def seeds_yield(die_area_mm2: float, d0_per_cm2: float) -> float:
+    """Seeds' model: Y = 1 / (1 + A D0), the negative binomial with alpha = 1.
+
+    R. B. Seeds, "Yield, economic, and logistic models for complex digital arrays", IEEE
+    International Convention Record, 1967: an exponential spread of defect densities.
+
+    >>> round(seeds_yield(814, 0.10), 3)
+    0.551
+    >>> seeds_yield(814, 0.10) == negative_binomial_yield(814, 0.10, 1)
+    True
+    """
+    return negative_binomial_yield(die_area_mm2, d0_per_cm2, 1.0)
+
+
+@_check.finite
 def die_yield(die_area_mm2: float, d0_per_cm2: float, model: str = "murphy",
               alpha: float | None = None) -> float:
     """Yield of one die under ``model`` ('poisson', 'murphy' or 'negative_binomial').
@@ -154,6 +245,8 @@ def die_yield(die_area_mm2: float, d0_per_cm2: float, model: str = "murphy",
     0.487
     """
     model = _check.choice("model", model, MODELS)
+    if alpha is not None:
+        _check.positive("alpha", alpha, "(clustering parameter, no unit)")
     if model == "poisson":
         return poisson_yield(die_area_mm2, d0_per_cm2)
     if model == "murphy":
@@ -163,6 +256,7 @@ def die_yield(die_area_mm2: float, d0_per_cm2: float, model: str = "murphy",
     return negative_binomial_yield(die_area_mm2, d0_per_cm2, alpha)
 
 
+@_check.finite
 def good_dies_per_wafer(die_area_mm2: float, d0_per_cm2: float, model: str = "murphy",
                         alpha: float | None = None, wafer_diameter_mm: float = 300.0) -> float:
     """Gross dies per wafer x die yield (an average over wafers).
@@ -174,6 +268,7 @@ def good_dies_per_wafer(die_area_mm2: float, d0_per_cm2: float, model: str = "mu
             * die_yield(die_area_mm2, d0_per_cm2, model, alpha))
 
 
+@_check.finite
 def cost_per_good_die_usd(wafer_price_usd: float, die_area_mm2: float, d0_per_cm2: float,
                           model: str = "murphy", alpha: float | None = None,
                           wafer_diameter_mm: float = 300.0) -> float:
@@ -185,7 +280,18 @@ def cost_per_good_die_usd(wafer_price_usd: float, die_area_mm2: float, d0_per_cm
     572
     """
     price = _check.positive("wafer_price_usd", wafer_price_usd, "US dollars")
-    return price / good_dies_per_wafer(die_area_mm2, d0_per_cm2, model, alpha, wafer_diameter_mm)
+    good = _some_good_dies(good_dies_per_wafer(die_area_mm2, d0_per_cm2, model, alpha, wafer_diameter_mm),
+                           die_area_mm2, d0_per_cm2)
+    return _check.finite_result("cost_per_good_die_usd (wafer_price_usd / good dies)", price / good)
+
+
+def _some_good_dies(good: float, die_area_mm2: float, d0_per_cm2: float) -> float:
+    """``good`` (dies per wafer), or a clear error when the yield underflows to no good die at all."""
+    if good <= 0:
+        raise ValueError(f"no good die: at d0_per_cm2 = {float(d0_per_cm2):g} defects per cm² a "
+                         f"{float(die_area_mm2):g} mm² die (die_area_mm2) has a yield of 0 to double "
+                         f"precision, so a good die has no finite cost; lower d0_per_cm2 or die_area_mm2")
+    return good
 
 
 @dataclass(frozen=True)
@@ -199,12 +305,16 @@ class Wafer:
     good_dies: float
     cost_per_good_die_usd: float
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
     @property
     def good_silicon_usd_per_mm2(self) -> float:
         """Cost per mm² of working silicon."""
         return self.cost_per_good_die_usd / self.die_area_mm2
 
 
+@_check.finite
 def wafer(die_area_mm2: float, d0_per_cm2: float, wafer_price_usd: float, model: str = "murphy",
           alpha: float | None = None, wafer_diameter_mm: float = 300.0) -> Wafer:
     """Every number of one wafer at once, as a :class:`Wafer`.
@@ -216,11 +326,14 @@ def wafer(die_area_mm2: float, d0_per_cm2: float, wafer_price_usd: float, model:
     gross = gross_dies_per_wafer(die_area_mm2, wafer_diameter_mm)
     y = die_yield(die_area_mm2, d0_per_cm2, model, alpha)
     price = _check.positive("wafer_price_usd", wafer_price_usd, "US dollars")
-    return Wafer(float(die_area_mm2), float(d0_per_cm2), model, gross, y, gross * y, price / (gross * y))
+    good = _some_good_dies(gross * y, die_area_mm2, d0_per_cm2)
+    return Wafer(float(die_area_mm2), float(d0_per_cm2), model, gross, y, gross * y,
+                 _check.finite_result("cost_per_good_die_usd (wafer_price_usd / good dies)", price / good))
 
 
 # ---- salvage: selling dies with a few bad units -----------------------------------------------
 
+@_check.finite
 def salvage_yield(die_area_mm2: float, d0_per_cm2: float, units_total: int, units_needed: int,
                   unit_area_share: float) -> float:
     """Share of dies sellable when ``units_needed`` of ``units_total`` repeated units must work.
@@ -244,17 +357,40 @@ def salvage_yield(die_area_mm2: float, d0_per_cm2: float, units_total: int, unit
     """
     x = _defects_per_die(die_area_mm2, d0_per_cm2)
     n = _check.count("units_total", units_total, "units")
+    if n > 10**6:
+        raise ValueError(f"units_total must be at most 1,000,000 repeated units (SMs, cores) per die, got {n:,}")
     k = _check.count("units_needed", units_needed, "units")
     if k > n:
         raise ValueError(f"units_needed must be at most units_total = {n}, got {k}")
     s = _check.fraction("unit_area_share", unit_area_share)
     p = math.exp(-x * s / n)
-    at_least_k = sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1))
-    return math.exp(-x * (1 - s)) * min(1.0, at_least_k)
+    return math.exp(-x * (1 - s)) * min(1.0, _binomial_tail(n, k, p))
+
+
+def _binomial_tail(n: int, k: int, p: float) -> float:
+    """P(at least k of n successes), each with probability p, summed in log space: the terms
+    C(n, j) p^j (1-p)^(n-j) overflow and underflow separately for large n, never together."""
+    if k == 0 or p >= 1:
+        return 1.0
+    if p <= 0:
+        return 0.0
+    if n <= 1000:       # C(n, j) stays below 1e300: the direct sum, term by term
+        return sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1))
+    log_p, log_q = math.log(p), math.log1p(-p)
+
+    def total(js: range) -> float:
+        logs = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_p + (n - j) * log_q
+                for j in js]
+        top = max(logs)
+        return math.exp(top) * math.fsum(math.exp(t - top) for t in logs)
+    if n - k < k:                     # sum the shorter side: the tail itself, or 1 - the head
+        return total(range(k, n + 1))
+    return max(0.0, 1.0 - total(range(0, k)))
 
 
 # ---- chiplets and known-good-die testing --------------------------------------------------------
 
+@_check.finite
 def good_units_per_wafer(total_area_mm2: float, dies_per_unit: int, d0_per_cm2: float,
                          model: str = "murphy", alpha: float | None = None,
                          wafer_diameter_mm: float = 300.0) -> float:
@@ -271,6 +407,7 @@ def good_units_per_wafer(total_area_mm2: float, dies_per_unit: int, d0_per_cm2: 
     return good_dies_per_wafer(a, d0_per_cm2, model, alpha, wafer_diameter_mm) / n
 
 
+@_check.finite
 def untested_package_yield(die_yield_fraction: float, dies_per_package: int) -> float:
     """Share of packages that work when dies are assembled untested: Y^n.
 
@@ -295,12 +432,18 @@ class PackageCost:
     kgd_usd: float            # dies tested first: (n (c + t) / Y + P)
     untested_usd: float       # dies assembled untested: (n c + P) / Y^n
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.positive("kgd_usd", self.kgd_usd, "US dollars")
+        _check.positive("untested_usd", self.untested_usd, "US dollars")
+
     @property
     def kgd_saving(self) -> float:
         """How many times cheaper a working package is with known-good-die testing."""
         return self.untested_usd / self.kgd_usd
 
 
+@_check.finite
 def package_cost(wafer_price_usd: float, die_area_mm2: float, dies_per_package: int, d0_per_cm2: float,
                  other_cost_usd: float, model: str = "murphy", alpha: float | None = None,
                  test_cost_per_die_usd: float = 0.0, wafer_diameter_mm: float = 300.0) -> PackageCost:
@@ -324,9 +467,12 @@ def package_cost(wafer_price_usd: float, die_area_mm2: float, dies_per_package: 
     t = _check.non_negative("test_cost_per_die_usd", test_cost_per_die_usd, "US dollars")
     c = price / gross_dies_per_wafer(die_area_mm2, wafer_diameter_mm)
     y = die_yield(die_area_mm2, d0_per_cm2, model, alpha)
+    if y ** n == 0:
+        _some_good_dies(0.0, die_area_mm2, d0_per_cm2)
     return PackageCost(c, y, n, other, t, n * (c + t) / y + other, (n * c + other) / y ** n)
 
 
+@_check.finite
 def kgd_break_even_test_cost_usd(wafer_price_usd: float, die_area_mm2: float, dies_per_package: int,
                                  d0_per_cm2: float, other_cost_usd: float, model: str = "murphy",
                                  alpha: float | None = None, wafer_diameter_mm: float = 300.0) -> float:
@@ -345,6 +491,24 @@ def kgd_break_even_test_cost_usd(wafer_price_usd: float, die_area_mm2: float, di
 
 # ---- density ------------------------------------------------------------------------------------
 
+@_check.finite
+def stack_yield(layers: int, bond_yield_per_layer: float, dram_die_yield: float = 1.0) -> float:
+    """Share of HBM stacks that work: (DRAM die yield x bonding yield per layer) ** layers.
+
+    Equation eq-stack-yield in chapter 1. With known-good DRAM dies (tested before stacking,
+    ``dram_die_yield`` = 1) only the bonding of each layer can fail, and a taller stack
+    multiplies more of those chances; untested dies multiply their own yield in as well.
+
+    >>> round(stack_yield(8, 0.99), 3), round(stack_yield(12, 0.99), 3)
+    (0.923, 0.886)
+    """
+    n = _check.count("layers", layers, "DRAM dies")
+    b = _check.fraction("bond_yield_per_layer", bond_yield_per_layer)
+    y = _check.fraction("dram_die_yield", dram_die_yield)
+    return (y * b) ** n
+
+
+@_check.finite
 def transistors_per_mm2(transistors: float, die_area_mm2: float) -> float:
     """Average transistor density of a whole die: transistors / area.
 
@@ -357,8 +521,10 @@ def transistors_per_mm2(transistors: float, die_area_mm2: float) -> float:
             / _check.positive("die_area_mm2", die_area_mm2, "mm²"))
 
 
+@_check.finite
 def die_density_per_mm2(die: str) -> float:
     """Density of a registry die (``'gh100_die'``...) from its stated transistors and area."""
+    _check.text("die", die)
     return transistors_per_mm2(hardware.value(die, "transistors"), hardware.value(die, "area_mm2"))
 
 
@@ -366,20 +532,44 @@ def die_density_per_mm2(die: str) -> float:
 
 @dataclass(frozen=True)
 class Product:
-    """What one GPU needs from each supply chain."""
+    """What one GPU needs from each supply chain.
+
+    ``units_total``, ``units_needed`` and ``unit_area_share`` describe the die's repeated units
+    (SMs) for salvage (:func:`salvage_yield`): a die is sellable with ``units_needed`` of
+    ``units_total`` working. Left at 0, only perfect dies count.
+    """
     name: str
     die_area_mm2: float
     dies_per_gpu: int
     interposer_area_mm2: float
     stacks_per_gpu: int
     dram_dies_per_stack: int
+    units_total: int = 0
+    units_needed: int = 0
+    unit_area_share: float = 0.0
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.positive("die_area_mm2", self.die_area_mm2, "mm²")
         _check.count("dies_per_gpu", self.dies_per_gpu, "dies")
         _check.positive("interposer_area_mm2", self.interposer_area_mm2, "mm²")
         _check.count("stacks_per_gpu", self.stacks_per_gpu, "HBM stacks")
         _check.count("dram_dies_per_stack", self.dram_dies_per_stack, "DRAM dies")
+        _check.count("units_total", self.units_total, "units", minimum=0)
+        _check.count("units_needed", self.units_needed, "units", minimum=0)
+        if self.units_needed > self.units_total:
+            raise ValueError(f"units_needed must be at most units_total = {self.units_total}, got {self.units_needed}")
+        if self.units_total:
+            if not self.units_needed:
+                raise ValueError("units_needed: give how many of the units_total units a sellable die needs (at least 1)")
+            _check.fraction("unit_area_share", self.unit_area_share)
+        else:
+            _check.non_negative("unit_area_share", self.unit_area_share, "fraction of die area")
+
+    @property
+    def salvageable(self) -> bool:
+        """True when the die has spare units, so that dies with a defect in one can still be sold."""
+        return self.units_total > 0
 
 
 @dataclass(frozen=True)
@@ -394,6 +584,7 @@ class Supply:
     alpha: float | None = None
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.non_negative("logic_wafers", self.logic_wafers, "wafers per month")
         _check.non_negative("cowos_wafers", self.cowos_wafers, "wafers per month")
         _check.fraction("packaging_yield", self.packaging_yield)
@@ -413,6 +604,9 @@ class SupplyResult:
     packaging: float
     hbm: float
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
     @property
     def shipped(self) -> float:
         return min(self.logic, self.packaging, self.hbm)
@@ -423,33 +617,68 @@ class SupplyResult:
         return min(SUPPLIES, key=lambda s: getattr(self, s))
 
 
-def gpus_from_logic(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0) -> float:
-    """Logic wafers x good dies per wafer / dies per GPU."""
-    good = good_dies_per_wafer(product.die_area_mm2, supply.d0_per_cm2, supply.model, supply.alpha,
-                               wafer_diameter_mm)
-    return supply.logic_wafers * good / product.dies_per_gpu
+@_check.finite
+def sellable_dies_per_wafer(die_area_mm2: float, d0_per_cm2: float, units_total: int, units_needed: int,
+                            unit_area_share: float, wafer_diameter_mm: float = 300.0) -> float:
+    """Gross dies per wafer x the salvage yield: dies that can be sold, flawless or not.
+
+    Equation eq-salvage-yield in chapter 1, applied per wafer. GH100 (814 mm², 132 of 144 SMs
+    needed, SMs half the die, a teaching assumption) at D0 = 0.10 per cm²:
+
+    >>> round(sellable_dies_per_wafer(814, 0.10, 144, 132, 0.5), 1)
+    42.3
+    """
+    return gross_dies_per_wafer(die_area_mm2, wafer_diameter_mm) * salvage_yield(
+        die_area_mm2, d0_per_cm2, units_total, units_needed, unit_area_share)
 
 
+@_check.finite
+def gpus_from_logic(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0,
+                    salvage: bool = True) -> float:
+    """Logic wafers x usable dies per wafer / dies per GPU.
+
+    Usable dies are the sellable ones (:func:`sellable_dies_per_wafer`) when the product has spare
+    units and ``salvage`` is true; otherwise only perfect dies count (:func:`good_dies_per_wafer`
+    with the supply's yield model).
+    """
+    product, supply = _check.instance("product", product, Product), _check.instance("supply", supply, Supply)
+    if salvage and product.salvageable:
+        usable = sellable_dies_per_wafer(product.die_area_mm2, supply.d0_per_cm2, product.units_total,
+                                         product.units_needed, product.unit_area_share, wafer_diameter_mm)
+    else:
+        usable = good_dies_per_wafer(product.die_area_mm2, supply.d0_per_cm2, supply.model, supply.alpha,
+                                     wafer_diameter_mm)
+    return supply.logic_wafers * usable / product.dies_per_gpu
+
+
+@_check.finite
 def gpus_from_packaging(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0) -> float:
     """Interposer wafers x interposers per wafer x packaging yield (one interposer per GPU).
 
     Interposers per wafer use the same edge-loss formula as dies: rough for areas this large.
     """
+    product, supply = _check.instance("product", product, Product), _check.instance("supply", supply, Supply)
     return (supply.cowos_wafers * gross_dies_per_wafer(product.interposer_area_mm2, wafer_diameter_mm)
             * supply.packaging_yield)
 
 
+@_check.finite
 def gpus_from_hbm(product: Product, supply: Supply) -> float:
     """DRAM dies per month / (stacks per GPU x dies per stack): taller stacks use more dies."""
+    product, supply = _check.instance("product", product, Product), _check.instance("supply", supply, Supply)
     return supply.hbm_dram_dies / (product.stacks_per_gpu * product.dram_dies_per_stack)
 
 
-def gpu_supply(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0) -> SupplyResult:
+@_check.finite
+def gpu_supply(product: Product, supply: Supply, wafer_diameter_mm: float = 300.0,
+               salvage: bool = True) -> SupplyResult:
     """The three supplies of one product, as a :class:`SupplyResult` (shipped = the smallest).
 
-    Equation eq-gpu-supply in chapter 1.
+    Equation eq-gpu-supply in chapter 1. ``salvage``: count sellable dies (the default) or only
+    perfect ones (see :func:`gpus_from_logic`).
     """
-    return SupplyResult(product.name, gpus_from_logic(product, supply, wafer_diameter_mm),
+    product, supply = _check.instance("product", product, Product), _check.instance("supply", supply, Supply)
+    return SupplyResult(product.name, gpus_from_logic(product, supply, wafer_diameter_mm, salvage),
                         gpus_from_packaging(product, supply, wafer_diameter_mm), gpus_from_hbm(product, supply))
 
 
@@ -465,6 +694,10 @@ def teaching_products() -> list[Product]:
     """Three products shaped like H100, B200 and B300: die counts and stacks from the registry,
     the Blackwell die area and the interposer areas teaching assumptions.
 
+    Every logic die gets GH100's redundancy for salvage: 132 of 144 SMs needed (datasheet) with
+    the SMs taking the teaching share of the die; for the Blackwell-like dies this is a teaching
+    assumption (NVIDIA publishes no per-die SM counts).
+
     >>> [p.stacks_per_gpu * p.dram_dies_per_stack for p in teaching_products()]
     [40, 64, 96]
     """
@@ -472,11 +705,15 @@ def teaching_products() -> list[Product]:
     reticle = reticle_area_mm2()
     big_die = t("reticle_sized_die_mm2")
     dies = int(hardware.value("b200_hgx", "logic_dies"))
+    spare = (int(hardware.value("gh100_die", "sm_count")), int(hardware.value("h100_sxm5", "sm_count")),
+             t("sm_area_share"))
     return [
         Product("H100", hardware.value("gh100_die", "area_mm2"), 1, t("h100_interposer_reticles") * reticle,
-                int(hardware.value("h100_sxm5", "hbm_stacks")), int(t("h100_stack_height"))),
+                int(hardware.value("h100_sxm5", "hbm_stacks")), int(t("h100_stack_height")), *spare),
         Product("B200", big_die, dies, t("b200_interposer_reticles") * reticle,
-                int(hardware.value("b200_hgx", "hbm_stacks")), int(hardware.value("b200_hgx", "hbm_stack_height"))),
+                int(hardware.value("b200_hgx", "hbm_stacks")), int(hardware.value("b200_hgx", "hbm_stack_height")),
+                *spare),
         Product("B300", big_die, dies, t("b200_interposer_reticles") * reticle,
-                int(hardware.value("b300_gpu", "hbm_stacks")), int(hardware.value("b300_gpu", "hbm_stack_height"))),
+                int(hardware.value("b300_gpu", "hbm_stacks")), int(hardware.value("b300_gpu", "hbm_stack_height")),
+                *spare),
     ]

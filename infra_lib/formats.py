@@ -51,12 +51,23 @@ class MiniFloat:
     signed: bool = True
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.count("exp_bits", self.exp_bits, "exponent bits")
         _check.count("man_bits", self.man_bits, "mantissa bits", minimum=0)
         _check.choice("special", self.special, SPECIALS)
         if self.exp_bits + self.man_bits > 16:
             raise ValueError(f"exp_bits + man_bits must be at most 16 for a minifloat, "
                              f"got {self.exp_bits + self.man_bits}")
+        _check.flag("signed", self.signed)
+        bias = 2 ** (self.exp_bits - 1) - 1
+        top = 2 ** self.exp_bits - 1 - bias
+        if self.special == "ieee" or (self.special == "nan_only" and self.man_bits == 0):
+            top -= 1
+        low = 1 - bias - self.man_bits if self.man_bits else -bias
+        if top > 1023 or low < -1074:
+            raise ValueError(f"exp_bits = {self.exp_bits} (with man_bits = {self.man_bits}, special = "
+                             f"{self.special!r}) spans 2^{low} to 2^{top + 1}, beyond a float64 "
+                             f"(2^-1074 to 2^1024): use fewer exponent bits")
 
     @property
     def code(self) -> str:
@@ -151,6 +162,7 @@ E8M0 = MiniFloat("E8M0 scale", 8, 0, "nan_only", signed=False)
 ELEMENTS = (E5M2, E4M3, E3M2, E2M3, E2M1)
 
 
+@_check.finite
 def round_to_format(x: ArrayLike, fmt: MiniFloat) -> FloatArray:
     """Round to the nearest value of ``fmt`` (ties to even), saturating at +-max_normal.
 
@@ -206,6 +218,7 @@ def _finite_array(name: str, x: ArrayLike) -> FloatArray:
 
 # ---- block formats -----------------------------------------------------------------------
 
+@_check.finite
 def bits_per_value(element_bits: int, scale_bits: int, block_size: int, tensor_scale_bits: int = 0,
                    tensor_values: int = 1) -> float:
     """Storage bits per value of a block-scaled format.
@@ -234,6 +247,7 @@ class BlockFormat:
     tensor_scale_bits: int = 0  # NVFP4 adds one FP32 scale per tensor
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.count("block_size", self.block_size, "values")
         _check.choice("scale", self.scale, SCALE_KINDS)
 
@@ -253,6 +267,7 @@ MXFP4 = BlockFormat("MXFP4", E2M1, 32, "e8m0")
 NVFP4 = BlockFormat("NVFP4", E2M1, 16, "e4m3", tensor_scale_bits=32)
 
 
+@_check.finite
 def element_emax(element: MiniFloat) -> int:
     """Exponent of the element format's largest normal: floor(log2(max_normal)). E2M1: 2, E4M3: 8.
 
@@ -262,6 +277,7 @@ def element_emax(element: MiniFloat) -> int:
     return math.floor(math.log2(element.max_normal))
 
 
+@_check.finite
 def block_scales(x: ArrayLike, element: MiniFloat, block_size: int, scale: str) -> FloatArray:
     """One scale per block of ``block_size`` consecutive values of ``x``, as the decoder sees it.
 
@@ -288,6 +304,7 @@ def block_scales(x: ArrayLike, element: MiniFloat, block_size: int, scale: str) 
     return round_to_format(amax / top / s_t, E4M3) * s_t
 
 
+@_check.finite
 def quantize_blocks(x: ArrayLike, element: MiniFloat, block_size: int, scale: str) -> FloatArray:
     """Quantize ``x`` to ``element`` with one scale per block, and return the dequantized values.
 
@@ -314,6 +331,7 @@ def _blocks(x: ArrayLike, block_size: int) -> FloatArray:
     return arr.reshape(-1, k)
 
 
+@_check.finite
 def relative_rms_error(x: ArrayLike, y: ArrayLike) -> float:
     """sqrt(sum((x - y)^2) / sum(x^2)): the quantization error relative to the signal.
 
@@ -331,6 +349,7 @@ def relative_rms_error(x: ArrayLike, y: ArrayLike) -> float:
     return math.sqrt(float(np.sum((x - y) ** 2)) / power)
 
 
+@_check.finite
 def heavy_tailed_sample(n_values: int, df: float = 3.0, seed: int = 0) -> FloatArray:
     """A teaching tensor: ``n_values`` draws from Student's t with ``df`` degrees of freedom.
 
@@ -338,11 +357,14 @@ def heavy_tailed_sample(n_values: int, df: float = 3.0, seed: int = 0) -> FloatA
     fail; ``df`` = 3 has finite variance but frequent outliers. Fixed seed: same numbers every run.
     """
     n = _check.count("n_values", n_values, "values")
+    if n > 10**9:
+        raise ValueError(f"n_values must be at most 10**9 (a teaching tensor), got {n:,}")
     df = _check.positive("df", df, "degrees of freedom")
     seed = _check.count("seed", seed, "", minimum=0)
     return np.random.default_rng(seed).standard_t(df, size=n)
 
 
+@_check.finite
 def block_size_sweep(x: ArrayLike, element: MiniFloat, block_sizes: Iterable[int],
                      scale: str) -> list[tuple[int, float]]:
     """Relative RMS error of :func:`quantize_blocks` for each block size: [(block_size, error)]."""

@@ -20,6 +20,7 @@ H100 SXM5, dense BF16: 132 SMs, 528 Tensor Cores, 989.4 TFLOP/s at 1.83 GHz:
 from . import _check, roofline
 
 
+@_check.finite
 def peak_flop_s(sm_count: int, flop_per_clock_per_sm: float, clock_hz: float) -> float:
     """Peak FLOP/s = SMs x FLOP per clock per SM x clock.
 
@@ -35,6 +36,7 @@ def peak_flop_s(sm_count: int, flop_per_clock_per_sm: float, clock_hz: float) ->
             * _check.positive("clock_hz", clock_hz, "Hz"))
 
 
+@_check.finite
 def implied_clock_hz(peak_flop_s: float, sm_count: int, flop_per_clock_per_sm: float) -> float:
     """The clock a published peak assumes: peak / (SMs x FLOP per clock per SM).
 
@@ -48,6 +50,7 @@ def implied_clock_hz(peak_flop_s: float, sm_count: int, flop_per_clock_per_sm: f
                * _check.positive("flop_per_clock_per_sm", flop_per_clock_per_sm, "FLOP per clock per SM")))
 
 
+@_check.finite
 def flop_per_clock_per_sm(peak_flop_s: float, sm_count: int, clock_hz: float) -> float:
     """The per-SM rate a published peak implies at a given clock: peak / (SMs x clock).
 
@@ -61,6 +64,7 @@ def flop_per_clock_per_sm(peak_flop_s: float, sm_count: int, clock_hz: float) ->
             / (_check.count("sm_count", sm_count, "SMs") * _check.positive("clock_hz", clock_hz, "Hz")))
 
 
+@_check.finite
 def flop_per_clock_per_tensor_core(peak_flop_s: float, tensor_cores: int, clock_hz: float) -> float:
     """The per-Tensor-Core rate a published peak implies: peak / (Tensor Cores x clock).
 
@@ -75,6 +79,7 @@ def flop_per_clock_per_tensor_core(peak_flop_s: float, tensor_cores: int, clock_
                * _check.positive("clock_hz", clock_hz, "Hz")))
 
 
+@_check.finite
 def tensor_core_peak_flop_s(sm_count: int, tensor_cores_per_sm: int, flop_per_clock_per_tensor_core: float,
                             clock_hz: float) -> float:
     """The peak back from its parts: SMs x Tensor Cores per SM x FLOP per clock per Tensor Core x clock.
@@ -91,6 +96,7 @@ def tensor_core_peak_flop_s(sm_count: int, tensor_cores_per_sm: int, flop_per_cl
             * _check.positive("clock_hz", clock_hz, "Hz"))
 
 
+@_check.finite
 def bytes_per_flop(mem_bw_Bps: float, peak_flop_s: float) -> float:
     """Bytes of memory traffic the chip can afford per FLOP at peak: bandwidth / peak.
 
@@ -103,6 +109,7 @@ def bytes_per_flop(mem_bw_Bps: float, peak_flop_s: float) -> float:
             / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s"))
 
 
+@_check.finite
 def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
     """FLOP per byte a kernel needs to reach the peak: peak / bandwidth
     (:func:`infra_lib.roofline.ridge_point`).
@@ -113,6 +120,7 @@ def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
     return roofline.ridge_point(peak_flop_s, mem_bw_Bps)
 
 
+@_check.finite
 def decode_ceiling_tok_s(mem_bw_Bps: float, weight_B: float) -> float:
     """Batch-1 decode ceiling: every weight read once per token, so tokens/s <= bandwidth / weight bytes.
 

@@ -12,6 +12,7 @@ Every function is a small formula with its source; the specs come from the regis
   section 4.1).
 """
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _check, generations, hardware, measurements, units
@@ -35,6 +36,7 @@ def _branch_inputs(taken_lanes: int, then_cycles: float, else_cycles: float,
             _check.non_negative("else_cycles", else_cycles, "cycles"), w)
 
 
+@_check.finite
 def warp_cycles(taken_lanes: int, then_cycles: float, else_cycles: float = 0.0, warp_size: int = 32) -> float:
     """Cycles the warp spends at an if/else: each side that any lane takes is issued in full.
 
@@ -48,6 +50,7 @@ def warp_cycles(taken_lanes: int, then_cycles: float, else_cycles: float = 0.0, 
     return a * (k > 0) + b * (k < w)
 
 
+@_check.finite
 def branch_efficiency(taken_lanes: int, then_cycles: float, else_cycles: float = 0.0,
                       warp_size: int = 32) -> float:
     """Useful lane-cycles / issued lane-cycles for one warp at an if/else.
@@ -73,6 +76,7 @@ def branch_efficiency(taken_lanes: int, then_cycles: float, else_cycles: float =
     return (k * a + (w - k) * b) / issued
 
 
+@_check.finite
 def p_warp_skips_side(p_taken: float, warp_size: int = 32) -> float:
     """Probability that no lane of a warp takes a side each lane takes with probability p: (1 - p)^W.
 
@@ -85,6 +89,7 @@ def p_warp_skips_side(p_taken: float, warp_size: int = 32) -> float:
     return (1 - p) ** _check.count("warp_size", warp_size, "lanes")
 
 
+@_check.finite
 def expected_branch_efficiency(p_taken: float, then_cycles: float, else_cycles: float = 0.0,
                                warp_size: int = 32) -> float:
     """Long-run efficiency when each lane takes the branch independently with probability p.
@@ -100,10 +105,18 @@ def expected_branch_efficiency(p_taken: float, then_cycles: float, else_cycles: 
     p, w = float(p_taken), int(warp_size)
     a = _check.non_negative("then_cycles", then_cycles, "cycles")
     b = _check.non_negative("else_cycles", else_cycles, "cycles")
-    issued = a * (1 - skip_then) + b * (1 - p_warp_skips_side(1 - p, w))
+    if a == 0 and b == 0:
+        raise ValueError("then_cycles and else_cycles must not both be 0")
+    if 1e-6 <= p <= 1 - 1e-6:
+        then_runs, else_runs = 1 - skip_then, 1 - p_warp_skips_side(1 - p, w)
+    else:   # 1 - (1 - p)^W loses every digit for tiny p: -expm1(W log1p(-p)) keeps them
+        then_runs = -math.expm1(w * math.log1p(-p)) if p < 1 else 1.0
+        else_runs = -math.expm1(w * math.log(p)) if p > 0 else 1.0
+    issued = a * then_runs + b * else_runs
     if issued == 0:
-        raise ValueError("then_cycles and else_cycles must not both be 0 (on the side the lanes take)")
-    return (p * a + (1 - p) * b) / issued
+        raise ValueError(f"the side the lanes take has 0 cycles: p_taken = {p:g} with then_cycles = {a:g} "
+                         f"and else_cycles = {b:g}")
+    return min(1.0, (p * a + (1 - p) * b) / issued)
 
 
 # ---- occupancy and Little's law ----------------------------------------------------------
@@ -118,6 +131,9 @@ class SMLimits:
     registers: int
     max_registers_per_thread: int
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
     @classmethod
     def from_registry(cls, device: str = "h100_sxm5") -> "SMLimits":
         v = lambda name: int(hardware.value(device, name))
@@ -125,6 +141,7 @@ class SMLimits:
                    v("max_blocks_per_sm"), v("registers_per_sm"), v("max_registers_per_thread"))
 
 
+@_check.finite
 def warps_per_sm(registers_per_thread: int, limits: SMLimits | None = None) -> int:
     """Resident warps per SM when registers are the limit: min(max_warps, registers // (r x 32)).
 
@@ -144,6 +161,7 @@ def warps_per_sm(registers_per_thread: int, limits: SMLimits | None = None) -> i
     return min(lim.max_warps, lim.registers // (r * lim.warp_size))
 
 
+@_check.finite
 def bytes_in_flight_B(bandwidth_Bps: float, latency_s: float) -> float:
     """Little's law: bytes that must be on their way at every moment = bandwidth x latency.
 
@@ -157,6 +175,7 @@ def bytes_in_flight_B(bandwidth_Bps: float, latency_s: float) -> float:
     return _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s") * _check.positive("latency_s", latency_s, "s")
 
 
+@_check.finite
 def bytes_per_warp_needed_B(bandwidth_Bps: float, latency_s: float, sm_count: int, warps: int) -> float:
     """Bytes each resident warp must keep in flight: bandwidth x latency / (SMs x warps per SM).
 
@@ -167,6 +186,7 @@ def bytes_per_warp_needed_B(bandwidth_Bps: float, latency_s: float, sm_count: in
             / _check.count("warps", warps, "warps per SM"))
 
 
+@_check.finite
 def warps_needed(bandwidth_Bps: float, latency_s: float, sm_count: int, bytes_per_warp: float) -> int:
     """Warps per SM needed to keep bandwidth x latency in flight, rounded up.
 
@@ -180,6 +200,7 @@ def warps_needed(bandwidth_Bps: float, latency_s: float, sm_count: int, bytes_pe
     return math.ceil(per_sm / _check.positive("bytes_per_warp", bytes_per_warp, "bytes"))
 
 
+@_check.finite
 def achievable_Bps(bandwidth_Bps: float, latency_s: float, sm_count: int, warps: int, bytes_per_thread: float,
                    loads_per_thread: float, warp_size: int = 32) -> float:
     """Little's law turned around: min(peak, bytes in flight / latency).
@@ -202,6 +223,7 @@ def achievable_Bps(bandwidth_Bps: float, latency_s: float, sm_count: int, warps:
 
 # ---- the memory hierarchy ----------------------------------------------------------------
 
+@_check.finite
 def shared_memory_Bps_per_sm(clock_hz: float, banks: int = 32, bank_B: float = 4) -> float:
     """Shared-memory bandwidth of one SM: banks x bytes per bank per clock x clock.
 
@@ -215,6 +237,7 @@ def shared_memory_Bps_per_sm(clock_hz: float, banks: int = 32, bank_B: float = 4
             * _check.positive("clock_hz", clock_hz, "Hz"))
 
 
+@_check.finite
 def register_operand_Bps_per_sm(fp32_lanes: int, clock_hz: float, operands: int = 3,
                                 bytes_per_operand: float = 4) -> float:
     """Register reads the FP32 units consume at peak: lanes x operands x bytes x clock.
@@ -238,6 +261,9 @@ class Level:
     sm_count: int
     kind: str
     source: str
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
     @property
     def per_sm_Bps(self) -> float:
@@ -266,6 +292,7 @@ def h100_hierarchy() -> list[Level]:
     ]
 
 
+@_check.finite
 def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = 4, transaction_B: float = 32) -> float:
     """Useful bandwidth when every element drags in its own memory transaction.
 
@@ -281,12 +308,33 @@ def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = 4, transaction_
     return b * min(1.0, e / t)
 
 
+@_check.finite
 def h200_copy_by_working_set(run: str = measurements.RUN) -> list[tuple[float, float]]:
     """The H200 copy benchmark: [(working set in bytes, bandwidth in B/s)], as the file labels MB."""
     rows = measurements.load(run, name="ladder")["copy_by_working_set"]
     return [(r["working_set_MB"] * units.MB, r["GBps"] * units.GB) for r in rows]
 
 
+@_check.finite
+def launch_bound(rows: Sequence[tuple[float, float]], margin_s: float = 1e-6) -> list[bool]:
+    """Which copies of a working-set sweep are launch-bound: those whose time (size / rate) is within
+    ``margin_s`` of the fastest copy's time, the fixed cost that any kernel pays.
+
+    A copy that takes about as long as the smallest one measures that fixed cost, not bandwidth;
+    its rate is only a lower bound on what the memory can do.
+
+    >>> launch_bound([(2e6, 0.35e12), (32e6, 4.88e12), (8192e6, 4.26e12)])
+    [True, True, False]
+    """
+    m = _check.non_negative("margin_s", margin_s, "s")
+    times = [_check.positive("working set", ws, "bytes") / _check.positive("rate", bw, "bytes/s") for ws, bw in rows]
+    if not times:
+        raise ValueError("rows must hold at least one (working set, rate) pair, got none")
+    floor = min(times)
+    return [t <= floor + m for t in times]
+
+
+@_check.finite
 def h200_strided_loads(run: str = measurements.RUN) -> list[tuple[int, float]]:
     """The H200 strided-gather benchmark: [(stride in float32 elements, useful B/s)]."""
     return [(r["stride"], r["useful_GBps"] * units.GB)
@@ -295,6 +343,7 @@ def h200_strided_loads(run: str = measurements.RUN) -> list[tuple[int, float]]:
 
 # ---- Tensor Core peaks -------------------------------------------------------------------
 
+@_check.finite
 def tensor_flop_per_clock_per_sm(tensor_cores_per_sm: int, fma_per_clock_per_core: int) -> int:
     """FLOP per clock per SM = Tensor Cores x FMA per clock each x 2 (an FMA is two FLOPs).
 
@@ -307,6 +356,22 @@ def tensor_flop_per_clock_per_sm(tensor_cores_per_sm: int, fma_per_clock_per_cor
                 * _check.count("fma_per_clock_per_core", fma_per_clock_per_core, "FMA per clock"))
 
 
+@_check.finite
+def gemm_intensity(m: int, n: int, k: int, in_B: float, out_B: float) -> float:
+    """Arithmetic intensity of C (m x n) = A (m x k) @ B (k x n), each matrix moved once:
+    2mnk FLOP / ((mk + kn) x in_B + mn x out_B) bytes.
+
+    An 8192^3 GEMM: 2,731 FLOP per byte in BF16; 4,096 with FP8 inputs and a BF16 result.
+
+    >>> round(gemm_intensity(8192, 8192, 8192, 2, 2)), round(gemm_intensity(8192, 8192, 8192, 1, 2))
+    (2731, 4096)
+    """
+    mm, nn, kk = (_check.count(name, v, "elements") for name, v in (("m", m), ("n", n), ("k", k)))
+    i = _check.positive("in_B", in_B, "bytes per input element")
+    o = _check.positive("out_B", out_B, "bytes per output element")
+    return 2 * mm * nn * kk / ((mm * kk + kk * nn) * i + mm * nn * o)
+
+
 @dataclass(frozen=True)
 class PeakCheck:
     """A published Tensor Core peak against SMs x FLOP per clock per SM x clock."""
@@ -315,6 +380,13 @@ class PeakCheck:
     flop_per_clock_per_sm: int
     clock_hz: float
     datasheet_flop_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.count("sm_count", self.sm_count, "SMs")
+        _check.positive("flop_per_clock_per_sm", self.flop_per_clock_per_sm, "FLOP per clock")
+        _check.positive("clock_hz", self.clock_hz, "Hz")
+        _check.positive("datasheet_flop_s", self.datasheet_flop_s, "FLOP/s")
 
     @property
     def computed_flop_s(self) -> float:
@@ -358,6 +430,11 @@ class NVLinkGen:
     links: int
     total_Bps: float          # both directions, as NVIDIA quotes it
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.count("links", self.links, "links")
+        _check.positive("total_Bps", self.total_Bps, "bytes/s")
+
     @property
     def per_direction_Bps(self) -> float:
         return units.per_direction(self.total_Bps)
@@ -380,6 +457,7 @@ def nvlink_generations() -> list[NVLinkGen]:
             for dev, gen in NVLINK_DEVICES]
 
 
+@_check.finite
 def nvlink_total_Bps(links: int, per_link_per_direction_Bps: float) -> float:
     """Total NVLink bandwidth as quoted: links x per-link bandwidth per direction x 2.
 

@@ -52,7 +52,7 @@ UNITS = frozenset({
     # counts of parts
     "SMs", "cores", "sockets", "GPUs", "NICs", "DIMMs", "channels", "lanes", "links", "banks",
     "stacks", "dies", "DRAM dies per stack", "transistors", "Tensor Cores", "FP32 lanes",
-    "threads", "warps", "thread blocks", "32-bit registers", "512-bit FMA units per core",
+    "threads", "warps", "SM sub-partitions", "thread blocks", "32-bit registers", "512-bit FMA units per core",
     "128-bit SVE2 pipes per core", "reticles",
     # manufacturing
     "defects/cm2", "wafers/month", "DRAM dies/month",
@@ -62,6 +62,7 @@ UNITS = frozenset({
     "fraction", "fraction of peak", "fraction of die area", "fraction of accesses",
     "fraction of L2 accesses", "fraction of L3 accesses", "fraction of branches",
     "fraction of instructions", "remote / local DRAM latency", "(clustering parameter)",
+    "x (ratio to the predecessor process)",
 })
 
 _SOURCE_FIELDS = {"title": True, "date": True, "publisher": True, "url": False, "note": False}
@@ -81,7 +82,7 @@ class RegistryError(ValueError):
         super().__init__("\n  ".join([head, *self.errors]))
 
 
-class UnknownNameError(KeyError):
+class UnknownNameError(_check.UnknownName):
     """An entry, spec, source or family that the registry does not have; the message suggests the nearest."""
 
     def __str__(self) -> str:          # KeyError would print the message in quotes
@@ -104,6 +105,9 @@ class Source:
     url: str = ""
     note: str = ""
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -117,6 +121,9 @@ class Spec:
     where: str
     caveats: tuple[str, ...] = field(default_factory=tuple)
     file: str = ""              # the registry file that defines it
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
     def cite(self) -> str:
         """'title, where' — for a Sources list or a footnote."""
@@ -158,6 +165,7 @@ class _SpecView(Mapping[str, Spec]):
         self._specs = specs
 
     def __getitem__(self, name: str) -> Spec:
+        _check.text("name", name)
         if name not in self._specs:
             raise UnknownNameError(f"{self._device!r} has no spec {name!r}{_nearest(name, self._specs)}; "
                                    f"it has: {', '.join(sorted(self._specs))}")
@@ -196,6 +204,9 @@ class Device:
     note: str = ""
     file: str = ""
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
     def spec(self, name: str) -> Spec:
         """The :class:`Spec` ``name`` of this entry (recorded as used)."""
         return self.specs[name]
@@ -212,13 +223,18 @@ class Registry:
     sources: Mapping[str, Source]
     entries: Mapping[str, Device]
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
     def entry(self, key: str) -> Device:
+        _check.text("key", key)
         if key not in self.entries:
             raise UnknownNameError(f"unknown registry entry {key!r}{_nearest(key, self.entries)}; "
                                    f"the registry has: {', '.join(sorted(self.entries))}")
         return self.entries[key]
 
     def source(self, key: str) -> Source:
+        _check.text("key", key)
         if key not in self.sources:
             raise UnknownNameError(f"unknown source {key!r}{_nearest(key, self.sources)}; "
                                    f"the registry has: {', '.join(sorted(self.sources))}")
@@ -228,6 +244,10 @@ class Registry:
         return self.entry(key).spec(name)
 
     def devices(self, family: str | None = None, category: str | None = "device") -> list[Device]:
+        if family is not None:
+            _check.text("family", family)
+        if category is not None:
+            _check.text("category", category)
         if category is not None and category not in CATEGORIES:
             raise UnknownNameError(f"unknown category {category!r}{_nearest(category, CATEGORIES)}; "
                                    f"categories: {', '.join(CATEGORIES)}")
@@ -457,12 +477,12 @@ def devices(family: str | None = None, category: str | None = "device") -> list[
 
 def device_name(device: str) -> str:
     """The entry's display name, e.g. 'NVIDIA H100 SXM5'."""
-    return entry(device).name
+    return entry(_check.text("device", device)).name
 
 
 def spec(device: str, name: str) -> Spec:
     """The :class:`Spec` ``name`` of entry ``device`` (value, unit, kind, source, caveats)."""
-    return entry(device).spec(name)
+    return entry(_check.text("device", device)).spec(_check.text("name", name))
 
 
 def value(device: str, name: str) -> float:

@@ -46,6 +46,7 @@ STRINGS: dict[str, dict[str, str]] = load_labels()
 def t(key: str, lang: str, **fields: Any) -> str:
     """The label ``key`` in language ``lang``, with ``{fields}`` filled in."""
     lang = _check.choice("lang", lang, LANGUAGES)
+    _check.text("key", key)
     if key not in STRINGS:
         near = difflib.get_close_matches(str(key), STRINGS, n=3)
         hint = f"; did you mean {', '.join(near)}?" if near else ""

@@ -23,6 +23,7 @@ class Accelerator:
     bw_efficiency: float = 1.0
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.positive("peak_flop_s", self.peak_flop_s, "FLOP/s")
         _check.positive("mem_bw_Bps", self.mem_bw_Bps, "bytes/s")
         _check.fraction("flop_efficiency", self.flop_efficiency)
@@ -70,6 +71,7 @@ class Request:
     bytes_per_param: float = 2.0
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.positive("n_params", self.n_params, "parameters")
         _check.count("prompt_tokens", self.prompt_tokens, "tokens")
         _check.non_negative("kv_B", self.kv_B, "bytes")
@@ -82,7 +84,7 @@ class Request:
 
     @property
     def flops_per_token(self) -> float:
-        """2N: the attention term is left out, as in the seed (it is ~1.6% at context 1,000)."""
+        """2N: the attention term is left out, as in the seed (chapter 0 counts what it adds)."""
         return forward_flops_per_token(self.n_params)
 
 
@@ -92,6 +94,9 @@ class Prefill:
     flops: float
     compute_s: float
     weight_read_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
     @property
     def time_s(self) -> float:
@@ -111,6 +116,9 @@ class DecodeStep:
     kv_B: float
     compute_s: float
     memory_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
     @property
     def read_B(self) -> float:
@@ -152,6 +160,7 @@ def _check_pair(request: object, acc: object) -> None:
         raise TypeError(f"acc must be an infra_lib.inference.Accelerator, got {acc!r}")
 
 
+@_check.finite
 def prefill(request: Request, acc: Accelerator) -> Prefill:
     """Prefill of one prompt: 2 N P FLOPs at eta_F F, against one read of the weights at eta_B BW.
 
@@ -167,6 +176,7 @@ def prefill(request: Request, acc: Accelerator) -> Prefill:
                    weight_read_s=request.weight_B / acc.effective_Bps)
 
 
+@_check.finite
 def decode_step(request: Request, acc: Accelerator, batch: int = 1) -> DecodeStep:
     """One decode step for ``batch`` similar requests: weights read once, KV read per request.
 
@@ -206,6 +216,38 @@ def compute_bound_batch(request: Request, acc: Accelerator) -> float:
     return request.weight_B / acc.effective_Bps / (flop_s_per_request - kv_s_per_request)
 
 
+@_check.finite
+def max_batch_that_fits(weight_B: float, kv_B_per_request: float, mem_capacity_B: float,
+                        reserved_B: float = 0.0) -> int:
+    """The largest batch whose weights and KV caches fit in memory: the capacity bound on batching.
+
+    B_max = floor((C - B_W - R) / B_KV), with C the memory capacity, B_W the weight bytes, B_KV the
+    KV bytes held per request (for a model: KV bytes per token x context tokens, at the KV cache's
+    precision; :meth:`infra_lib.models.ModelShape.kv_B_per_token`) and R whatever else is reserved
+    (activations, workspace, the CUDA context; 0 by default, so the answer is an upper bound).
+    Equation eq-batch-capacity in chapter 0 (the overview). 0 means not even the weights fit.
+
+    The teaching request (16 GB of weights, 0.3 GB of KV each) on an 80 GB GPU: (80 - 16) / 0.3.
+
+    >>> max_batch_that_fits(16e9, 0.3e9, 80e9)
+    213
+    >>> max_batch_that_fits(16e9, 131072 * 2000, 80e9)   # Llama-3-8B's KV, BF16, 2,000 tokens
+    244
+    >>> max_batch_that_fits(16e9, 0.3e9, 10e9)
+    0
+    """
+    weight_B = _check.non_negative("weight_B", weight_B, "bytes")
+    kv_B_per_request = _check.positive("kv_B_per_request", kv_B_per_request, "bytes")
+    mem_capacity_B = _check.positive("mem_capacity_B", mem_capacity_B, "bytes")
+    reserved_B = _check.non_negative("reserved_B", reserved_B, "bytes")
+    free_B = mem_capacity_B - weight_B - reserved_B
+    if free_B <= 0:
+        return 0
+    # a hair of tolerance so that 64 GB / 0.3 GB is not lost to float rounding at an exact multiple
+    return int(free_B / kv_B_per_request * (1 + 1e-12))
+
+
+@_check.finite
 def min_token_time_s(weight_B: float, mem_bw_Bps: float) -> float:
     """The floor on a decode step: every weight byte read once at full bandwidth.
 

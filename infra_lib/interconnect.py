@@ -7,7 +7,7 @@ each quote into the one number you can compare: bytes per second in one directio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import hardware, units
+from . import _check, hardware, units
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,9 @@ class Link:
     quoted_as: str       # 'shared bus', 'total (both directions)', 'per direction'
     per_direction_Bps: float
     source: str
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
 
 def dgx_h100_ladder() -> list[Link]:
@@ -42,6 +45,7 @@ def dgx_h100_ladder() -> list[Link]:
     ]
 
 
+@_check.finite
 def step_ratios(ladder: Sequence[Link]) -> list[float]:
     """How many times faster each link is than the next one out.
 
@@ -72,11 +76,13 @@ def pcie_gen5_x16_payload_Bps() -> float:
                                  v("pcie_payload_bits") / v("pcie_line_bits"))
 
 
+@_check.finite
 def naive_ratio(a: Link, b: Link) -> float:
     """The ratio you get by dividing the printed numbers, ignoring units and directions."""
     return a.quoted / b.quoted
 
 
+@_check.finite
 def true_ratio(a: Link, b: Link) -> float:
     """The ratio of bytes per second per direction."""
     return a.per_direction_Bps / b.per_direction_Bps

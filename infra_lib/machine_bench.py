@@ -58,6 +58,7 @@ class Timing:
     times_s: tuple[float, ...]
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         _check.positive("work", self.work, self.unit)
         if not self.times_s:
             raise ValueError("times_s must hold at least one repetition")
@@ -130,6 +131,7 @@ def copy_bandwidth(size_B: int = DEFAULT_COPY_B, max_time_s: float = 0.3, max_re
     return Timing("copy", 2.0 * n, "B", times)
 
 
+@_check.finite
 def matvec_side(size_B: int) -> int:
     """Side of the largest square float32 matrix that fits in ``size_B``.
 
@@ -159,6 +161,7 @@ def read_bandwidth(size_B: int = DEFAULT_COPY_B, max_time_s: float = 0.1, max_re
     return Timing("read", float(FLOAT32_B * (side * side + 2 * side)), "B", times)
 
 
+@_check.finite
 def choose_matmul_n(probe_flop_s: float, target_s: float, max_n: int = 2048) -> int:
     """The matmul side whose 2 n^3 FLOP take about ``target_s`` at ``probe_flop_s``, rounded down
     to a multiple of 64 and clamped to [64, max_n].
@@ -175,6 +178,7 @@ def choose_matmul_n(probe_flop_s: float, target_s: float, max_n: int = 2048) -> 
     return max(MIN_MATMUL_N, min(cap, n))
 
 
+@_check.finite
 def matmul_intensity(n: int) -> float:
     """FLOP per byte of an n x n float32 matmul that reads A and B and writes C once: n / 6.
 
@@ -232,6 +236,9 @@ class Machine:
     copy: Timing
     read: Timing
     matmul: Timing
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
     @property
     def copy_Bps(self) -> float:

@@ -15,16 +15,34 @@ RUN = "h200-2026-11-29"
 DATA_DIR = Path(__file__).parent / "data" / "measurements"
 
 
-@lru_cache(maxsize=None)
+def runs() -> list[str]:
+    """The measurement runs shipped with the course (folders of ``data/measurements/``)."""
+    return sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir())
+
+
 def load(run: str = RUN, name: str = "reality_check") -> Any:
-    """The parsed JSON file ``name`` ('reality_check' or 'ladder') of measurement run ``run``."""
-    path = DATA_DIR / run / f"{name}.json"
-    if not path.exists():
-        have = sorted(p.name for p in DATA_DIR.iterdir())
-        raise FileNotFoundError(f"no measurement file {run}/{name}.json; runs available: {', '.join(have)}")
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The parsed JSON file ``name`` ('reality_check' or 'ladder') of measurement run ``run``.
+
+    An unknown run or file is a KeyError that names the nearest known ones.
+    """
+    run, name = _check.text("run", run), _check.text("name", name)
+    have = runs()
+    if run not in have:
+        raise _check.UnknownName(f"run: unknown measurement run {run!r}{_check.nearest(run, have)}; "
+                                 f"runs available: {', '.join(have)}")
+    files = sorted(p.stem for p in (DATA_DIR / run).glob("*.json"))
+    if name not in files:
+        raise _check.UnknownName(f"name: run {run!r} has no measurement file {name!r}"
+                                 f"{_check.nearest(name, files)}; it has: {', '.join(files)}")
+    return _load(run, name)
 
 
+@lru_cache(maxsize=None)
+def _load(run: str, name: str) -> Any:
+    return json.loads((DATA_DIR / run / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@_check.finite
 def copy_efficiency(run: str = RUN) -> float:
     """Measured device-to-device copy bandwidth over the H200's datasheet 4.8 TB/s.
 
@@ -48,6 +66,11 @@ class DecodeCheck:
     measured_graph_s: float
     measured_eager_s: float
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for name in ("read_B", "predicted_s", "measured_graph_s", "measured_eager_s"):
+            _check.positive(name, getattr(self, name), "(bytes or seconds)")
+
     @property
     def error(self) -> float:
         """(predicted - measured) / measured, against the CUDA-graph timing."""
@@ -58,6 +81,7 @@ class DecodeCheck:
         return self.read_B / self.measured_graph_s
 
 
+@_check.finite
 def decode_check(batch: int, context: int = 1000, run: str = RUN) -> DecodeCheck:
     """Predicted vs measured decode step of the Llama-3-8B-shaped model on the H200.
 
@@ -76,11 +100,38 @@ def decode_check(batch: int, context: int = 1000, run: str = RUN) -> DecodeCheck
     raise ValueError(f"no decode measurement for batch={batch}, context={context}; measured: {have}")
 
 
+@_check.finite
+def decode_checks(run: str = RUN) -> list[DecodeCheck]:
+    """Every configuration of the run's decode sweep, predicted against measured, in the run's order.
+
+    The same prediction as :func:`decode_check` (bytes read / (eta_B x datasheet bandwidth), eta_B
+    from the copy benchmark, taken once and not fitted to these timings), for each measured
+    (batch, context); the H200 run has batch 1 to 128 at contexts 1,000 to 4,000.
+
+    >>> cs = decode_checks()
+    >>> len(cs), min(c.batch for c in cs), max(c.batch for c in cs)
+    (7, 1, 128)
+    >>> [round(100 * c.error) for c in cs]
+    [-31, -30, -32, -27, -23, -24, -30]
+    """
+    return [decode_check(row["batch"], row["ctx"], run) for row in load(run)["decode"]]
+
+
+@_check.finite
+def worst_error(checks: list[DecodeCheck]) -> DecodeCheck:
+    """The check whose prediction is furthest from its measurement (largest |error|)."""
+    if not checks:
+        raise ValueError("checks: need at least one DecodeCheck")
+    return max(checks, key=lambda c: abs(c.error))
+
+
+@_check.finite
 def skinny_matmul_Bps(run: str = RUN) -> float:
     """Effective bandwidth of the 8192x8192 bf16 matmul with one input row (M = 1)."""
     return float(_skinny_row(run)["GBps"] * 1e9)
 
 
+@_check.finite
 def skinny_matmul_n(run: str = RUN) -> int:
     """N of the N x N weight matrix in the matmul benchmark: FLOPs = 2 * M * N * N at M = 1."""
     return round((_skinny_row(run)["flops"] / 2) ** 0.5)

@@ -23,6 +23,7 @@ from . import _check, units
 
 # ---- HBM bandwidth --------------------------------------------------------------------------
 
+@_check.finite
 def hbm_bandwidth_Bps(stacks: int, bits_per_stack: int, clock_hz: float, transfers_per_clock: int = 2) -> float:
     """HBM bandwidth = stacks x bits per stack x clock x transfers per clock / 8.
 
@@ -40,6 +41,7 @@ def hbm_bandwidth_Bps(stacks: int, bits_per_stack: int, clock_hz: float, transfe
             * _check.count("transfers_per_clock", transfers_per_clock, "transfers")) / 8
 
 
+@_check.finite
 def pin_rate_from_clock_bps(clock_hz: float, transfers_per_clock: int = 2) -> float:
     """Bits per second per data pin = clock x transfers per clock (DDR: 2).
 
@@ -52,6 +54,7 @@ def pin_rate_from_clock_bps(clock_hz: float, transfers_per_clock: int = 2) -> fl
             * _check.count("transfers_per_clock", transfers_per_clock, "transfers"))
 
 
+@_check.finite
 def hbm_bandwidth_from_pins_Bps(stacks: int, bits_per_stack: int, pin_rate_bps: float) -> float:
     """GPU memory bandwidth = stacks x bits per stack x pin rate / 8.
 
@@ -65,6 +68,7 @@ def hbm_bandwidth_from_pins_Bps(stacks: int, bits_per_stack: int, pin_rate_bps: 
     return hbm_bandwidth_Bps(stacks, bits_per_stack, pin_rate_bps, transfers_per_clock=1)
 
 
+@_check.finite
 def stack_bandwidth_Bps(bits_per_stack: int, pin_rate_bps: float) -> float:
     """One stack: interface bits x pin rate / 8. HBM3 at 6.4 Gb/s: 1,024 x 6.4 / 8 = 819.2 GB/s
     (JESD238: "819 GB/s per device").
@@ -77,6 +81,7 @@ def stack_bandwidth_Bps(bits_per_stack: int, pin_rate_bps: float) -> float:
     return hbm_bandwidth_from_pins_Bps(1, bits_per_stack, pin_rate_bps)
 
 
+@_check.finite
 def bus_bits(stacks: int, bits_per_stack: int) -> int:
     """Width of the whole memory bus = stacks x bits per stack: H200, 6 x 1,024 = 6,144 bits
     (AnandTech on the H200 at SC23: "Memory Bus Width 6144-bit").
@@ -87,6 +92,7 @@ def bus_bits(stacks: int, bits_per_stack: int) -> int:
     return _check.count("stacks", stacks, "HBM stacks") * _check.count("bits_per_stack", bits_per_stack, "bits")
 
 
+@_check.finite
 def pin_rate_bps(bandwidth_Bps: float, bus_bits: int) -> float:
     """The pin rate a stated bandwidth implies: bandwidth x 8 / bus width.
 
@@ -101,6 +107,7 @@ def pin_rate_bps(bandwidth_Bps: float, bus_bits: int) -> float:
 
 # ---- HBM capacity ---------------------------------------------------------------------------
 
+@_check.finite
 def stack_capacity_B(dies_per_stack: int, die_bits: float) -> float:
     """Capacity of one stack = DRAM dies x bits per die / 8: 12-Hi of 24 Gb = 36 GB.
 
@@ -111,6 +118,7 @@ def stack_capacity_B(dies_per_stack: int, die_bits: float) -> float:
             * _check.positive("die_bits", die_bits, "bits")) / units.BITS_PER_BYTE
 
 
+@_check.finite
 def hbm_capacity_B(stacks: int, dies_per_stack: int, die_bits: float) -> float:
     """Memory on the package = stacks x stack capacity: B300, 8 stacks of 12-Hi 24 Gb = 288 GB
     (NVIDIA's Blackwell Ultra blog: "Eight 12-Hi stacks", "288GB HBM3E").
@@ -123,6 +131,7 @@ def hbm_capacity_B(stacks: int, dies_per_stack: int, die_bits: float) -> float:
 
 # ---- DDR channels ---------------------------------------------------------------------------
 
+@_check.finite
 def dram_bandwidth_Bps(channels: int, bytes_per_transfer: float, transfers_per_s: float) -> float:
     """Peak DRAM bandwidth = channels x bytes per transfer x transfers per second.
 

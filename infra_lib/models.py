@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import _check
 
 
+@_check.finite
 def forward_flops_per_token(n_params: float, n_layers: int = 0, n_ctx: float = 0, d_model: int = 0) -> float:
     """Forward FLOPs per token: 2N + 2 * n_layer * n_ctx * d_model (Kaplan et al. 2020, section 2.1).
 
@@ -21,17 +22,34 @@ def forward_flops_per_token(n_params: float, n_layers: int = 0, n_ctx: float = 0
     return 2 * n + attention_flops_per_token(n_layers, n_ctx, d_model)
 
 
-def attention_flops_per_token(n_layers: int, n_ctx: float, d_model: int) -> float:
-    """The context-dependent term 2 * n_layer * n_ctx * d_model (Kaplan et al. 2020, Table 1).
+@_check.finite
+def attention_flops_per_token(n_layers: int, n_ctx: float, d_model: int, matmuls: int = 1) -> float:
+    """The context-dependent term: matmuls x 2 * n_layer * n_ctx * d_model FLOPs per token.
+
+    Attention does two matrix products that grow with the context: the scores Q K^T and the
+    weighted sum of the values (scores x V), each n_layer * n_ctx * d_model multiply-adds.
+    Two counting conventions are in use, and both are given here:
+
+    - ``matmuls=1``: Kaplan et al. 2020, Table 1, row "Attention: Mask", 2 n_layer n_ctx d_attn,
+      which counts only the first product (their C_forward = 2N + 2 n_layer n_ctx d_attn);
+    - ``matmuls=2``: both products, as Hoffmann et al. 2022 (Appendix F, "logits" and
+      "reduction") count them: 4 n_layer n_ctx d_model.
+
+    Equation eq-attention-flops in chapter 0 (the overview).
 
     >>> attention_flops_per_token(32, 1000, 4096)
     262144000.0
+    >>> attention_flops_per_token(32, 2000, 4096, matmuls=2) / 16e9   # the example's context, both products
+    0.065536
     """
-    return (2 * _check.count("n_layers", n_layers, "layers", minimum=0)
+    if matmuls not in (1, 2) or isinstance(matmuls, bool):
+        raise ValueError(f"matmuls must be 1 (Kaplan's Q K^T only) or 2 (Q K^T and scores x V), got {matmuls!r}")
+    return (2 * matmuls * _check.count("n_layers", n_layers, "layers", minimum=0)
             * _check.non_negative("n_ctx", n_ctx, "tokens of context")
             * _check.count("d_model", d_model, "", minimum=0))
 
 
+@_check.finite
 def kv_B_per_token(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_value: float = 2) -> float:
     """KV-cache bytes per token = 2 (K and V) x layers x KV heads x head_dim x bytes per value.
 
@@ -65,6 +83,7 @@ class ModelShape:
     source: str = ""
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         for name in ("n_layers", "d_model", "n_heads", "n_kv_heads", "d_ff", "vocab"):
             _check.count(name, getattr(self, name))
         if self.n_heads % self.n_kv_heads:

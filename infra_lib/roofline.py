@@ -6,6 +6,7 @@ Multicore Architectures", CACM 52(4), 2009: attainable = min(peak, intensity x b
 from . import _check
 
 
+@_check.finite
 def arithmetic_intensity(flops: float, moved_B: float) -> float:
     """FLOPs per byte moved to or from memory.
 
@@ -15,6 +16,7 @@ def arithmetic_intensity(flops: float, moved_B: float) -> float:
     return _check.non_negative("flops", flops, "FLOPs") / _check.positive("moved_B", moved_B, "bytes")
 
 
+@_check.finite
 def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
     """The intensity where the two roofs meet: peak / bandwidth, in FLOP per byte.
 
@@ -26,6 +28,7 @@ def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
     return _check.positive("peak_flop_s", peak_flop_s, "FLOP/s") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
 
 
+@_check.finite
 def attainable_flop_s(intensity: float, peak_flop_s: float, mem_bw_Bps: float) -> float:
     """min(peak, intensity x bandwidth).
 

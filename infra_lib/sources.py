@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import hardware, measurements
+from . import _check, hardware, measurements
 from .i18n import t
 
 # The order of the groups: the kinds of the specs a document backs.
@@ -37,6 +37,9 @@ class SourceUse:
     kinds: tuple[str, ...]          # the kinds of those values
     specs: tuple[str, ...]          # "device.spec" of each value read
 
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
     @property
     def group(self) -> str:
         """The label key of the group it is listed in (the first of :data:`GROUPS` its kinds meet)."""
@@ -49,9 +52,10 @@ class SourceUse:
 def reset() -> None:
     """Start a page: forget the specs and measurement files read before (call it in the first cell)."""
     hardware.reset_usage()
-    measurements.load.cache_clear()
+    measurements._load.cache_clear()
 
 
+@_check.finite
 def documents(specs: Sequence[hardware.Spec] | None = None) -> list[SourceUse]:
     """The registry documents behind ``specs`` (default: :func:`hardware.used_specs`), grouped
     by document in the order of :data:`GROUPS`, then of first use."""
@@ -74,7 +78,7 @@ def measurement_runs() -> list[str]:
     :func:`measurements.load` is cached, so a non-empty cache means the page read measurement
     files; every chapter reads the course's one run, :data:`measurements.RUN`.
     """
-    return [measurements.RUN] if measurements.load.cache_info().currsize else []
+    return [measurements.RUN] if measurements._load.cache_info().currsize else []
 
 
 def _md(text: str) -> str:
@@ -100,6 +104,7 @@ def _run_line(run: str, lang: str) -> str:
     return "- " + t("sources_run", lang, title=_md(title), path=path.as_posix())
 
 
+@_check.finite
 def markdown(lang: str, specs: Sequence[hardware.Spec] | None = None,
              runs: Sequence[str] | None = None) -> str:
     """The generated part of a Sources section, as Markdown in the page's language: one bold

@@ -24,6 +24,7 @@ MS = 1e-3  # seconds in a millisecond
 US = 1e-6  # seconds in a microsecond
 
 
+@_check.finite
 def bits_to_bytes(bits: float) -> float:
     """Bits (or bits per second) to bytes (or bytes per second): divide by 8.
 
@@ -33,6 +34,7 @@ def bits_to_bytes(bits: float) -> float:
     return _check.non_negative("bits", bits, "bits") / BITS_PER_BYTE
 
 
+@_check.finite
 def bytes_to_bits(n_B: float) -> float:
     """Bytes (or bytes per second) to bits (or bits per second): multiply by 8.
 
@@ -42,6 +44,7 @@ def bytes_to_bits(n_B: float) -> float:
     return _check.non_negative("n_B", n_B, "bytes") * BITS_PER_BYTE
 
 
+@_check.finite
 def per_direction(total_bidirectional: float) -> float:
     """Per-direction bandwidth of a symmetric full-duplex link quoted as a two-way total.
 
@@ -54,6 +57,7 @@ def per_direction(total_bidirectional: float) -> float:
     return _check.non_negative("total_bidirectional", total_bidirectional, "bytes per second") / 2
 
 
+@_check.finite
 def bidirectional(per_direction_rate: float) -> float:
     """Two-way total of a symmetric full-duplex link (the inverse of :func:`per_direction`).
 
@@ -63,6 +67,7 @@ def bidirectional(per_direction_rate: float) -> float:
     return 2 * _check.non_negative("per_direction_rate", per_direction_rate, "bytes per second")
 
 
+@_check.finite
 def binary_over_si(prefix: str) -> float:
     """How much bigger a binary prefix is than its SI namesake: GiB / GB = 1.074.
 
@@ -74,6 +79,7 @@ def binary_over_si(prefix: str) -> float:
     return 2.0 ** (10 * power) / 10.0 ** (3 * power)
 
 
+@_check.finite
 def serial_link_Bps(transfer_rate_per_s: float, lanes: int, encoding_efficiency: float = 1.0) -> float:
     """Payload bandwidth of a serial link, one direction: rate x lanes x encoding / 8.
 

@@ -129,8 +129,15 @@ def cited_keys(md):
     return keys
 
 
+# In a formula, 0 and 1 are the formula's own constants ($\delta_a = 1$, $1 - p$), not data: written as
+# digits, never spelled out. Any other number in a formula is still checked ($t = 2NP / 5$ names the 5).
+INLINE_MATH = re.compile(r"(?<!\$)\$(?!\$)[^$\n]+\$")
+FORMULA_CONSTANT = re.compile(r"(?<![\w.,\d])[01](?![\w\d]|[.,]\d)")
+
+
 def _clean(text, allowed):
     text = _blank_directive_lines(blank_code_fences(text))
+    text = INLINE_MATH.sub(lambda m: FORMULA_CONSTANT.sub(" ", m.group(0)), text)
     for pattern in STRIP + CITATION:
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     for phrase in sorted(allowed, key=len, reverse=True):
@@ -184,6 +191,7 @@ def structure(path):
         "glue keys in prose": sorted({g.split(":")[0] for g in GLUE_ROLE.findall(md)}),
         "figures": [m.group(2) for m in GLUE_DIRECTIVE.finditer(md)],
         "headings": [len(h) for h in HEADING.findall(_clean_fences(md))],
+        "sections": sections("\n\n".join(s for k, s, _ in cells if k == "markdown")),
         "labels": LABEL.findall(md) + NAME_OPTION.findall(md) + LABEL_OPTION.findall(md) + EQUATION_LABEL.findall(md),
         "citations": sorted(set(cited_keys(md))),
         "edition_source": editions,
@@ -194,12 +202,63 @@ def _clean_fences(md):
     return blank_code_fences(md)
 
 
+SEPARATOR = re.compile(r"^\s*((`{3,}|:{3,}).*|:[\w-]+:.*|\([\w-]+\)=|<!--.*-->|\$\$.*)$")
+
+
+def sections(md):
+    """(level, heading text, paragraphs) for the text before the first heading and each section.
+
+    A paragraph is a block of consecutive prose lines: code fences, directive fences and options,
+    labels and display-math fences separate blocks and are not counted. Twins must agree on the
+    count in every section, so a paragraph lost in translation is named by its section."""
+    out, count, inside = [], 0, False
+    level, title = 0, "(before the first heading)"
+    for line in blank_code_fences(md).split("\n") + [""]:
+        heading = re.match(r"^(#{1,6})\s+(.*)$", line)
+        if heading or not line.strip() or SEPARATOR.match(line):
+            inside = False
+            if heading:
+                out.append((level, title, count))
+                level, title, count = len(heading.group(1)), heading.group(2).strip(), 0
+            continue
+        if not inside:
+            count += 1
+            inside = True
+    out.append((level, title, count))
+    return out
+
+
+def _section_problems(name, en, zh):
+    """Headings missing in one twin, named by their text; paragraph counts that differ, by section."""
+    import difflib
+
+    problems = []
+    en_levels, zh_levels = [s[0] for s in en], [s[0] for s in zh]
+    if en_levels != zh_levels:
+        matcher = difflib.SequenceMatcher(a=en_levels, b=zh_levels, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag in ("delete", "replace"):
+                problems += [f"{name}: heading {'#' * en[i][0]} {en[i][1]!r} has no twin in the Chinese page "
+                             f"(after {zh[j1 - 1][1]!r})" if j1 else f"{name}: heading {en[i][1]!r} missing in zh"
+                             for i in range(i1, i2)]
+            if tag in ("insert", "replace"):
+                problems += [f"{name}: the Chinese page has a heading {'#' * zh[j][0]} {zh[j][1]!r} that the "
+                             f"English one lacks" for j in range(j1, j2)]
+        return problems                     # sections do not line up: paragraph counts would mislead
+    for (level, en_title, en_n), (_, zh_title, zh_n) in zip(en, zh):
+        if en_n != zh_n:
+            problems.append(f"{name}: section {en_title!r} / {zh_title!r} has {en_n} paragraph(s) in English "
+                            f"and {zh_n} in Chinese")
+    return problems
+
+
 def parity_problems(en_path, zh_path):
     """Differences between twin pages, each naming the page and what differs."""
     en, zh = structure(en_path), structure(zh_path)
     name = Path(en_path).relative_to(ROOT)
     problems = []
-    for key in ("code cells", "edition cells", "glue keys in prose", "figures", "headings", "labels", "citations"):
+    # headings: named by their text in _section_problems below
+    for key in ("code cells", "edition cells", "glue keys in prose", "figures", "labels", "citations"):
         if en[key] != zh[key]:
             detail = ""
             if key == "code cells":
@@ -210,6 +269,7 @@ def parity_problems(en_path, zh_path):
                 only_zh = [x for x in zh[key] if x not in en[key]]
                 detail = f" (only in en: {only_en[:5]}; only in zh: {only_zh[:5]})" if (only_en or only_zh) else " (order differs)"
             problems.append(f"{name} and its twin differ in {key}{detail}")
+    problems += _section_problems(name, en["sections"], zh["sections"])
     for lang, s, path in (("en", en, en_path), ("zh", zh, zh_path)):
         if s["edition cells"] == 1 and f'LANG = "{lang}"' not in s["edition_source"][0]:
             problems.append(f"{Path(path).relative_to(ROOT)}: its edition cell must set LANG = \"{lang}\"")

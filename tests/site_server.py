@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "_build" / "site"
+SITE = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "_build")).resolve() / "site"   # as book/tools/build.py
 EDITIONS = ("en", "zh")
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
@@ -61,7 +61,7 @@ class SiteServer:
     def is_local(self, url):
         """True for requests to this machine (or ones that never reach a network: data:, blob:)."""
         parts = urlsplit(url)
-        if parts.scheme in ("data", "blob", "about"):
+        if parts.scheme in ("data", "blob", "about", "file"):
             return True
         return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname == "127.0.0.1"
 

@@ -1,6 +1,13 @@
 """The site builds from clean, both editions, with warnings as errors; library changes re-execute notebooks."""
 import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("build", ROOT / "book" / "tools" / "build.py")
@@ -10,7 +17,7 @@ spec.loader.exec_module(build)
 
 def test_strict_clean_build_of_both_editions(strict_build):
     """`build.py --strict`: clean _build, -W -n --keep-going --all, both editions (the site tests use it)."""
-    assert strict_build.returncode == 0, strict_build.log[-6000:]
+    assert strict_build.returncode == 0, strict_build.summary()
     for lang in build.EDITIONS:
         assert (build.SITE / lang / "index.html").exists()
     assert (build.SITE / "index.html").exists()
@@ -52,3 +59,117 @@ def test_site_serves_its_own_scripts():
     sphinx = config["sphinx"]["config"]
     assert not sphinx["mathjax_path"].startswith("http")
     assert all(not url.startswith("http") for url in sphinx["nb_ipywidgets_js"])
+
+
+# --- a broken book fails loudly: page, line of the .md source, exception ------------------------
+
+TINY_PAGE = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+    format_version: 0.13
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A tiny page
+
+```{code-cell} ipython3
+:tags: [edition]
+
+LANG = "LANG_HERE"
+```
+
+The value is {glue:text}`KEY_HERE:.1f` here.
+
+```{code-cell} ipython3
+from myst_nb import glue
+x = 2
+BODY_HERE
+glue("tiny_value", float(x), display=False)
+```
+"""
+
+
+def tiny_book(dest, en_body, zh_body, zh_key="tiny_value"):
+    """A copy of the book's tools, extensions, config and templates with a one-page table of
+    contents: notebooks/{en,zh}/00_tiny.md, whose second cell runs ``*_body``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "_config.yml", dest / "_config.yml")
+    # all of book/ (tools, extension, templates, static files, overrides, jieba's terms): the
+    # one-page table of contents decides what is built
+    shutil.copytree(ROOT / "book", dest / "book",
+                    ignore=shutil.ignore_patterns("__pycache__", "node_modules", "vendor"))
+    for rel in build.VENDOR_FILES:                 # stand-ins: the tiny page needs no MathJax
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text("", encoding="utf-8")
+    (dest / "_toc.yml").write_text("format: jb-book\nroot: notebooks/en/00_tiny\n", encoding="utf-8")
+    for lang, body, key in (("en", en_body, "tiny_value"), ("zh", zh_body, zh_key)):
+        page = dest / "notebooks" / lang / "00_tiny.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        text = TINY_PAGE.replace("LANG_HERE", lang).replace("BODY_HERE", body).replace("KEY_HERE", key)
+        page.write_text(text, encoding="utf-8")
+    return dest
+
+
+def line_of(path, needle):
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if needle in line)
+
+
+@pytest.fixture(scope="module")
+def broken_build(tmp_path_factory):
+    """`build.py` (what `make site` runs) on a tiny book: the English cell raises, the Chinese
+    prose uses a glue key that no cell glues. About 40 s: two one-page Sphinx builds."""
+    book = tiny_book(tmp_path_factory.mktemp("broken"), en_body="y = 1 / 0", zh_body="y = 1", zh_key="tiny_nowhere")
+    run = subprocess.run([sys.executable, str(book / "book/tools/build.py")], cwd=book, capture_output=True,
+                         text=True, env={**os.environ, "COURSE_BUILD_DIR": str(book / "_build")})
+    return book, run
+
+
+def test_a_broken_page_fails_the_build_and_names_page_line_and_exception(broken_build):
+    book, run = broken_build
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, f"exit status {run.returncode}:\n{out[-3000:]}"
+    en_line = line_of(book / "notebooks/en/00_tiny.md", "1 / 0")
+    assert f"en  notebooks/en/00_tiny.md:{en_line}  cell raised ZeroDivisionError: division by zero" in out, out
+    zh_line = line_of(book / "notebooks/zh/00_tiny.md", "tiny_nowhere")
+    assert f"zh  notebooks/zh/00_tiny.md:{zh_line}  glue key 'tiny_nowhere'" in out, out
+    assert len(out) < 3000, f"the summary should be short, not Sphinx's log:\n{out[:3000]}"
+
+
+def test_a_broken_build_publishes_nothing(broken_build):
+    book, run = broken_build
+    site = book / "_build" / "site"
+    assert not list(site.rglob("00_tiny.html")), "a page with a traceback or a hole was published"
+    assert {p.name for p in (book / "_build").glob("*.failed")} == {"en.failed", "zh.failed"}
+
+
+def test_problems_are_read_from_the_sphinx_log(tmp_path):
+    """Units of the summary: a kernel that died, and a glue warning mapped to the .md line."""
+    page = ROOT / "notebooks/en/00_overview.md"
+    key = next(k for k in re.findall(r"\{glue:text\}`(\w+)", page.read_text(encoding="utf-8")))
+    log = (f"reading sources... [ 50%] notebooks/en/00_overview\n"
+           f"{page}:3: WARNING: No key '{key}' found in glue data for this document. [mystnb.glue]\n"
+           "Exception occurred:\n  File \"x.py\", line 1, in f\n"
+           "nbclient.exceptions.DeadKernelError: Kernel died\n")
+    glue = build.log_problems("en", log, tmp_path)
+    assert glue and all(key in (ROOT / p.page).read_text(encoding="utf-8").split("\n")[p.line_no - 1] for p in glue)
+    crash = build.crash_problems("en", log)
+    assert crash[0].line() == "en  notebooks/en/00_overview.md  the build stopped: DeadKernelError: Kernel died"
+
+
+def test_theme_macros_override_is_the_themes_less_fontawesome():
+    """book/_templates/static/webpack-macros.html is the theme's own file without fontawesome.js
+    (the theme's CSS draws the icons with the webfont): after a theme upgrade, copy it again."""
+    import pydata_sphinx_theme
+
+    theme = Path(pydata_sphinx_theme.__file__).parent / "theme/pydata_sphinx_theme/static/webpack-macros.html"
+    ours = (ROOT / "book/_templates/static/webpack-macros.html").read_text(encoding="utf-8")
+    kept = [line for line in theme.read_text(encoding="utf-8").splitlines()
+            if "{%" in line or "pathto(" in line]
+    expected = [line for line in kept if "fontawesome.js" not in line]
+    assert [line for line in ours.splitlines() if "{%" in line or "pathto(" in line] == expected
+    assert not [line for line in ours.splitlines() if "<script" in line and "fontawesome" in line]

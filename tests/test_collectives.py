@@ -212,3 +212,24 @@ def test_non_negatives_reject_bad_input(param, call, bad):
 def test_unknown_collective_is_named():
     with pytest.raises(ValueError, match=r"collective must be one of .*'all_reduce'.*got 'allreduce'"):
         col.ring_time_s("allreduce", 1e9, 8, 450e9)
+
+
+@PROPS
+@given(sizes, st.integers(min_value=2, max_value=1024), bws)
+def test_in_network_all_reduce_never_beats_sending_once_and_halves_the_ring_at_scale(size, n, bw):
+    """SHARP-style reduction: each GPU sends S once and receives S once: S / beta. The ring sends
+    2(n - 1)/n x S, the same at n = 2 and twice as much as n grows."""
+    switch, ring = col.in_network_all_reduce_s(size, bw), col.ring_all_reduce_s(size, n, bw)
+    assert switch == pytest.approx(size / bw)
+    assert switch <= ring * (1 + 1e-12)
+    assert ring == pytest.approx(switch * 2 * (n - 1) / n)
+
+
+@pytest.mark.parametrize("bad", BAD_NON_NEGATIVE)
+@pytest.mark.parametrize("param, call", [
+    ("size_B", lambda x: col.in_network_all_reduce_s(x, 450e9)),
+    ("latency_s", lambda x: col.in_network_all_reduce_s(1e9, 450e9, x)),
+])
+def test_in_network_all_reduce_rejects_bad_input(param, call, bad):
+    with pytest.raises((TypeError, ValueError), match=names(param)):
+        call(bad)

@@ -134,15 +134,28 @@ def test_amat_by_hand():
     assert cpu.amat(1.0, 0.05, 100.0) == pytest.approx(6.0)
     # three levels + memory, in ns, as in the chapter: 5 and 16 cycles at 3.8 GHz, 33 and 107 ns
     l1, l2 = 5 / 3.8, 16 / 3.8
-    expected = l1 + 0.05 * (l2 + 0.4 * (33 + 0.5 * 107))
+    expected = 0.95 * l1 + 0.05 * 0.6 * l2 + 0.05 * 0.4 * 0.5 * 33 + 0.05 * 0.4 * 0.5 * 107
     assert cpu.amat_levels([l1, l2, 33.0], [0.05, 0.4, 0.5], 107.0) == pytest.approx(expected)
+    increments = l1 + 0.05 * (l2 - l1) + 0.05 * 0.4 * (33 - l2) + 0.01 * (107 - 33)
+    assert expected == pytest.approx(increments)
+
+
+def test_amat_levels_reproduces_the_measured_ladder():
+    """A load that misses everywhere costs the measured DRAM latency, not the sum of the ladder."""
+    ns = [lv.latency_s * 1e9 for lv in cpu.xeon_latency_ladder()]
+    assert cpu.amat_levels(ns[:3], [1, 1, 1], ns[3]) == pytest.approx(ns[3])
+    assert cpu.amat_levels(ns[:3], [1, 0, 0], ns[3]) == pytest.approx(ns[1])
+    assert cpu.amat_levels(ns[:3], [0, 0, 0], ns[3]) == pytest.approx(ns[0])
+    assert sum(cpu.served_fractions([0.05, 0.4, 0.5])) == pytest.approx(1)
+    with pytest.raises(ValueError, match="memory_latency"):
+        cpu.amat_levels([1.0, 4.0], [0.1, 0.5], 3.0)
 
 
 @PROPS
 @given(t=pos, m=share, penalty=pos)
 def test_amat_limits_and_one_level(t, m, penalty):
     assert t <= cpu.amat(t, m, penalty) <= t + penalty + 1e-9
-    assert cpu.amat_levels([t], [m], penalty) == pytest.approx(cpu.amat(t, m, penalty))
+    assert cpu.amat_levels([t], [m], t + penalty) == pytest.approx(cpu.amat(t, m, penalty))
     assert cpu.amat(t, 0, penalty) == t
 
 
@@ -166,7 +179,10 @@ def test_peaks_by_hand():
     assert p["xeon_core_avx512"].flop_s == pytest.approx(64 * 3.8e9)
     assert p["xeon_avx512"].flop_s == pytest.approx(64 * 56 * 2.0e9)      # 7.168 TFLOP/s
     assert p["xeon_amx"].flop_s == pytest.approx(1024 * 56 * 2.0e9)       # 114.688 TFLOP/s
-    assert p["grace_sve2"].flop_s == pytest.approx(32 * 72 * 3.5e9)       # 8.064 TFLOP/s
+    # Grace at the clock of NVIDIA's own FP64 peak: 7.1 TFLOP/s over 144 cores x 16 FP64 FLOP per cycle
+    assert p["grace_sve2"].clock_hz == pytest.approx(7.1e12 / (144 * 16))  # 3.08 GHz, below the 3.5 GHz boost
+    assert p["grace_sve2"].flop_s == pytest.approx(32 * 72 * 7.1e12 / (144 * 16))   # = 7.1 TFLOP/s FP32 per Grace
+    assert cpu.grace_implied_clock_hz() < hw.value("grace", "max_clock_hz")
     assert p["h100_bf16"].flop_s == 989.4e12 and p["h100_fp32"].flop_s == 66.9e12
     assert {q.key: q.flop_s for q in cpu.xeon_grace_h100_peaks(2.9e9)}["xeon_amx"] == pytest.approx(1024 * 56 * 2.9e9)
 
@@ -208,18 +224,51 @@ def test_transfer_and_capacity():
 def test_implied_launches_from_the_raw_measurements():
     row = DECODE[(1, 1000)]
     expected = (row["s_eager"] - row["s_graph"]) / ((LADDER["tiny_op_eager_us"] - LADDER["tiny_op_graph_us"]) * 1e-6)
-    m = cpu.h200_launch_model()
-    assert m.kernels == pytest.approx(expected)
-    assert round(m.kernels) == 224
-    # the model reproduces both measured step times
-    assert m.eager_serial_s == pytest.approx(row["s_eager"])
-    assert m.graph_serial_s == pytest.approx(row["s_graph"])
-    assert m.gpu_s == pytest.approx(row["s_graph"] - expected * LADDER["tiny_op_graph_us"] * 1e-6)
+    fit = cpu.h200_launch_readings()
+    assert fit.kernels_serial == pytest.approx(expected)
+    assert round(fit.kernels_serial) == 224
+    first = next(p for p in fit.points if (p.batch, p.context) == (1, 1000))
+    assert first.serial_s == pytest.approx(row["s_eager"]) and first.overlapped_s == pytest.approx(row["s_eager"])
 
 
 def test_batch_32_implies_fewer_launches():
-    """Same model, longer kernels: the gap shrinks, so assumption (3) fails at batch 32."""
-    assert cpu.h200_launch_model(32).kernels < cpu.h200_launch_model(1).kernels
+    """Same model, longer kernels: the gap shrinks, so the serial reading's assumption (3) fails at batch 32."""
+    ce, cg = LADDER["tiny_op_eager_us"] * 1e-6, LADDER["tiny_op_graph_us"] * 1e-6
+    n = {b: cpu.implied_launches(DECODE[(b, 1000)]["s_eager"], DECODE[(b, 1000)]["s_graph"], ce, cg) for b in (1, 32)}
+    assert n[32] < n[1] / 2
+
+
+def test_the_two_readings_of_the_sweep():
+    """Serial: a constant gap, too large from batch 32 on. Overlapped: within 1% from batch 32 on,
+    exact at both fitted ends; at batch <= 8 both are within 7%."""
+    fit = cpu.h200_launch_readings()
+    assert len(fit.points) == len(DECODE)
+    for p in fit.points:
+        row = DECODE[(p.batch, p.context)]
+        assert (p.graph_s, p.eager_s) == (row["s_graph"], row["s_eager"])
+        assert p.serial_s - p.graph_s == pytest.approx(fit.kernels_serial * (fit.eager_launch_s - fit.graph_launch_s))
+        if p.batch >= 32:
+            assert p.serial_error > 0.05 and abs(p.overlapped_error) < 0.01
+        else:
+            assert abs(p.serial_error) < 0.03 and abs(p.overlapped_error) < 0.08
+    assert fit.tail_s == pytest.approx(DECODE[(128, 1000)]["s_eager"] - DECODE[(128, 1000)]["s_graph"])
+    assert fit.cpu_issue_s == DECODE[(1, 1000)]["s_eager"]
+
+
+def test_h200_launch_model_is_the_overlapped_reading():
+    m, row = cpu.h200_launch_model(), DECODE[(1, 1000)]
+    assert m.eager_overlapped_s == pytest.approx(row["s_eager"])
+    assert m.graph_overlapped_s == pytest.approx(row["s_graph"])
+    assert m.eager_serial_s > 1.5 * row["s_eager"]
+    assert cpu.h200_launch_model(128).eager_overlapped_s == pytest.approx(DECODE[(128, 1000)]["s_eager"])
+
+
+def test_counted_kernels_exceed_the_serial_estimate():
+    """Counting one kernel per operation gives 16-30 per layer, more than twice the serial reading's 7."""
+    fit = cpu.h200_launch_readings()
+    low, high = cpu.eager_step_kernels(32), cpu.eager_step_kernels(32, fused_norm=False)
+    assert 2 * fit.kernels_serial < low < fit.kernels_at_issue < high
+    assert (low - 4) // 32 == len(cpu.LAYER_OPS) == 16 and (high - 11) // 32 == 30
 
 
 @PROPS
@@ -228,7 +277,7 @@ def test_batch_32_implies_fewer_launches():
 def test_launch_model_round_trip(n, ce, frac, gpu):
     m = cpu.LaunchModel(kernels=n, eager_launch_s=ce, graph_launch_s=ce * frac, gpu_s=gpu)
     assert cpu.implied_launches(m.eager_serial_s, m.graph_serial_s, ce, ce * frac) == pytest.approx(n, rel=1e-6)
-    assert max(m.gpu_s, m.eager_cpu_s) == m.eager_overlapped_s <= m.eager_serial_s
+    assert max(m.gpu_s, m.eager_cpu_s) == pytest.approx(m.eager_overlapped_s) and m.eager_overlapped_s <= m.eager_serial_s * (1 + 1e-12)
     assert 0 < m.lost_share_serial < 1
 
 
@@ -255,7 +304,7 @@ CASES = [
     (lambda v: cpu.amat(v, 0.1, 100), "hit_time", BAD_NON_NEGATIVE),
     (lambda v: cpu.amat(1, v, 100), "miss_rate", BAD_SHARE),
     (lambda v: cpu.amat(1, 0.1, v), "miss_penalty", BAD_NON_NEGATIVE),
-    (lambda v: cpu.amat_levels([1], [0.1], v), "memory_time", BAD_NON_NEGATIVE),
+    (lambda v: cpu.amat_levels([0], [0.1], v), "memory_latency", BAD_NON_NEGATIVE),
     (lambda v: cpu.xeon_latency_ladder(v), "clock_hz", [0, -1, NAN, INF, True, "1"]),
     (lambda v: cpu.simd_lanes(v, 32), "vector_bits", BAD_COUNT),
     (lambda v: cpu.simd_flop_per_cycle(512, 32, v), "fma_units", BAD_COUNT),
@@ -303,3 +352,10 @@ def test_figure_labels_exist_in_both_languages():
     assert len(keys) > 20
     assert all(i18n.STRINGS[k]["en"] and i18n.STRINGS[k]["zh"] for k in keys)
     assert not math.isnan(cpu.xeon_grace_h100_peaks()[0].flop_s)
+
+
+def test_training_feed_is_tokens_times_bytes():
+    assert cpu.training_feed_Bps(41_000, 8, 4) == pytest.approx(8 * 41_000 / 3 * 4)
+    assert cpu.training_feed_Bps(30_000, 1, 2, train_over_forward=1) == pytest.approx(60_000)
+    with pytest.raises(ValueError, match="gpus"):
+        cpu.training_feed_Bps(41_000, 0, 4)

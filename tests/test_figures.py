@@ -30,9 +30,7 @@ GPUS = [("H100", 5, 1024, 5.238e9), ("B200", 8, 1024, 7.52e9)]
 
 
 def _launch(lang):
-    step = measurements.decode_check(1)
-    return figures.cpu.launch_overhead(cpu.h200_launch_model(), step.measured_eager_s,
-                                       step.measured_graph_s, lang)
+    return figures.cpu.launch_readings(cpu.h200_launch_readings(), lang)
 
 
 def _quant(lang):
@@ -51,8 +49,13 @@ FIGURES = {
         point=("m", 200.0, 9e10)), [(LOG, LOG)]),
     "inference.batch_sweep": (lambda lang: figures.inference.batch_sweep(
         inference.teaching_request(), inference.teaching_gpu(), lang, mark=32), [(LOG2, LIN), (LOG2, LIN)]),
+    "inference.batch_sweep(capacity)": (lambda lang: figures.inference.batch_sweep(
+        inference.teaching_request(), inference.teaching_gpu(), lang, mark=32, max_batch=213),
+        [(LOG2, LIN), (LOG2, LIN)]),
     "inference.predicted_vs_measured": (lambda lang: figures.inference.predicted_vs_measured(
         [measurements.decode_check(1)], lang), [(LIN, LIN)]),
+    "inference.predicted_vs_measured(sweep)": (lambda lang: figures.inference.predicted_vs_measured(
+        measurements.decode_checks(), lang), [(LIN, LIN)]),
     "interconnect.link_ladder": (lambda lang: figures.interconnect.link_ladder(
         interconnect.dgx_h100_ladder(), lang), [(LOG, LIN)]),
     "interconnect.nvlink_generations": (lambda lang: figures.interconnect.nvlink_generations(
@@ -60,20 +63,25 @@ FIGURES = {
     "fab.yield_curves": (lambda lang: figures.fab.yield_curves(
         0.1, 3, [("GH100", 814), ("GA100", 826)], lang), [(LIN, LIN)]),
     "fab.dies_and_cost": (lambda lang: figures.fab.dies_and_cost(
-        0.1, 16988, [("GH100", 814)], lang), [(LIN, LOG), (LIN, LOG), (LIN, LIN)]),
+        0.1, 16988, [("GH100", 814)], lang), [(LIN, LOG), (LIN, LOG), (LIN, LOG)]),
     "fab.dies_and_cost(negative_binomial)": (lambda lang: figures.fab.dies_and_cost(
-        0.1, 16988, [("GH100", 814)], lang, model="negative_binomial", alpha=2), [(LIN, LOG), (LIN, LOG), (LIN, LIN)]),
+        0.1, 16988, [("GH100", 814)], lang, model="negative_binomial", alpha=2), [(LIN, LOG), (LIN, LOG), (LIN, LOG)]),
     "fab.supply_limits": (lambda lang: figures.fab.supply_limits(
         [fab.gpu_supply(p, fab.teaching_supply()) for p in fab.teaching_products()], lang), [(LIN, LIN)]),
+    "fab.supply_limits(both readings)": (lambda lang: figures.fab.supply_limits(
+        [fab.gpu_supply(p, fab.teaching_supply()) for p in fab.teaching_products()], lang,
+        perfect=[fab.gpu_supply(p, fab.teaching_supply(), salvage=False) for p in fab.teaching_products()]),
+        [(LIN, LIN)]),
     "memory.hbm_bandwidth": (lambda lang: figures.memory.hbm_bandwidth(GENS, GPUS, lang), [(LIN, LIN), (LIN, LIN)]),
     "cpu.latency_ladder": (lambda lang: figures.cpu.latency_ladder(cpu.xeon_latency_ladder(), 3.8e9, lang),
                            [(LOG, LIN)]),
     "cpu.peak_flops": (lambda lang: figures.cpu.peak_flops(cpu.xeon_grace_h100_peaks(), lang), [(LOG, LIN)]),
-    "cpu.launch_overhead": (_launch, [(LIN, LIN)]),
+    "cpu.launch_readings": (_launch, [(LIN, LIN)]),
     "gpu.divergence": (lambda lang: figures.gpu.divergence(lang), [(LIN, LIN), (LIN, LIN)]),
     "gpu.memory_hierarchy": (lambda lang: figures.gpu.memory_hierarchy(gpu.h100_hierarchy(), lang), [(LOG, LIN)]),
     "gpu.measured_memory": (lambda lang: figures.gpu.measured_memory(
-        gpu.h200_copy_by_working_set(), gpu.h200_strided_loads(), 60 * 2 ** 20, 4.8e12, 530e9, lang), [(LOG2, LIN), (LOG2, LIN)]),
+        gpu.h200_copy_by_working_set(), gpu.h200_strided_loads(), 60 * 2 ** 20, 4.8e12, 530e9, lang,
+        gpu.launch_bound(gpu.h200_copy_by_working_set())), [(LOG2, LIN), (LOG2, LIN)]),
     "formats.block_scaling_error": (_quant, [(LOG2, LIN)]),
 }
 

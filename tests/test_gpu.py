@@ -229,7 +229,10 @@ def test_strided_ceiling_divides_by_eight():
 def test_the_measurements_support_the_chapters_claims():
     rows = dict(gpu.h200_copy_by_working_set())
     l2, hbm = hw.value("h200_sxm", "l2_cache_B"), hw.value("h200_sxm", "mem_bw_Bps")
-    assert 32e6 < l2 and rows[32e6] > hbm                 # inside the L2: faster than the HBM datasheet
+    # 32 MB fits in the L2 and reports more than the HBM datasheet, but its copy takes within 1 us of the
+    # smallest copy's time: launch-bound, so its rate is only a lower bound (the chapter says so)
+    assert 32e6 < l2 and rows[32e6] > hbm
+    assert gpu.launch_bound(list(rows.items())) == [ws <= 32e6 for ws in rows]
     assert rows[8192e6] < hbm                              # streaming from HBM: below it
     # launch-bound: a 2 MB and an 8 MB copy take the same time, the order of a tiny kernel's launch
     assert 2e6 / rows[2e6] == pytest.approx(8e6 / rows[8e6], rel=0.05)

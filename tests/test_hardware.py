@@ -227,7 +227,7 @@ def test_devices_of_one_family_and_category():
     assert [d.key for d in hw.devices(family="hopper", category=None)] == [
         "gh100_die", "h100_sxm5", "h100_pcie", "dgx_h100", "h200_sxm"]
     assert [d.key for d in hw.devices(category="die")] == ["gv100_die", "ga100_die", "gh100_die"]
-    assert [d.key for d in hw.devices(category="system")] == ["dgx_h100"]
+    assert [d.key for d in hw.devices(category="system")] == ["dgx_h100", "gb200_nvl72"]
     assert [d.key for d in hw.devices(category="memory_standard")] == [
         "hbm2_jesd235b", "hbm3_jesd238", "hbm3e_micron", "hbm4_jesd270"]
     assert {d.key for d in hw.devices(category="assumption")} == {

@@ -322,3 +322,41 @@ def test_compute_bound_batch_names_bad_arguments():
         inf.compute_bound_batch(None, inf.teaching_gpu())
     with pytest.raises(TypeError, match="acc"):
         inf.compute_bound_batch(inf.teaching_request(), "H100")
+
+
+def test_capacity_bound_of_the_worked_example(req):
+    # by hand: (80 - 16) GB / 0.3 GB = 213.3 -> 213; batch 256 would need 16 + 256 x 0.3 = 92.8 GB
+    assert inf.max_batch_that_fits(req.weight_B, req.kv_B, 80e9) == 213
+    assert req.weight_B + 256 * req.kv_B == pytest.approx(92.8e9)
+    # the same 80 read as GiB: (85.90 - 16) / 0.3 = 233.0 -> 232 (just under)
+    assert inf.max_batch_that_fits(req.weight_B, req.kv_B, 80 * 2**30) == 232
+    # Llama-3-8B's own KV at 2,000 tokens, BF16 then FP8: 64 / 0.262 = 243.9, 64 / 0.131 = 487.8
+    kv = LLAMA3_8B.kv_B_per_token() * 2000
+    assert inf.max_batch_that_fits(LLAMA3_8B.weight_B(), kv, 80e9) == 243
+    assert inf.max_batch_that_fits(LLAMA3_8B.weight_B(), LLAMA3_8B.kv_B_per_token(1) * 2000, 80e9) == 487
+
+
+def test_capacity_bound_edges():
+    assert inf.max_batch_that_fits(16e9, 1e9, 16e9) == 0          # the weights alone fill it
+    assert inf.max_batch_that_fits(16e9, 1e9, 10e9) == 0          # not even the weights fit
+    assert inf.max_batch_that_fits(16e9, 1e9, 20e9, reserved_B=2e9) == 2
+    assert inf.max_batch_that_fits(0.0, 0.1e9, 3e9) == 30         # an exact multiple is not lost to rounding
+    with pytest.raises(ValueError, match="kv_B_per_request"):
+        inf.max_batch_that_fits(16e9, 0.0, 80e9)
+    with pytest.raises(ValueError, match="mem_capacity_B"):
+        inf.max_batch_that_fits(16e9, 0.3e9, -1.0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(w=st.floats(0, 1e11), kv=st.floats(1e6, 1e10), cap=st.floats(1e9, 2e11))
+def test_capacity_bound_is_the_largest_batch_that_fits(w, kv, cap):
+    b = inf.max_batch_that_fits(w, kv, cap)
+    assert b >= 0
+    if b > 0:
+        assert w + b * kv <= cap * (1 + 1e-9)
+    assert w + (b + 1) * kv > cap * (1 - 1e-9)
+
+
+def test_the_compute_bound_batch_lies_beyond_the_capacity_bound(req, gpu):
+    no_kv = inf.Request(req.n_params, req.prompt_tokens, 0.0)
+    assert inf.compute_bound_batch(no_kv, gpu) > inf.max_batch_that_fits(req.weight_B, req.kv_B, 80e9)

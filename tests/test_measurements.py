@@ -32,9 +32,30 @@ def test_prediction_is_bytes_over_copy_bandwidth(batch, predicted_ms, measured_m
 def test_unknown_point_names_what_was_measured():
     with pytest.raises(ValueError, match="batch=3.*measured"):
         measurements.decode_check(3)
-    with pytest.raises(FileNotFoundError, match="runs available"):
+    with pytest.raises(KeyError, match="runs available"):
         measurements.load("no-such-run")
+    with pytest.raises(KeyError, match="did you mean h200-2026-11-29"):
+        measurements.load("h200-2026-11-28")
+    with pytest.raises(TypeError, match="run must be a string"):
+        measurements.copy_efficiency(run=None)          # type: ignore[arg-type]
 
 
 def test_matmul_size():
     assert measurements.skinny_matmul_n() == 8192
+
+
+def test_the_whole_sweep_is_checked_with_one_efficiency():
+    checks = measurements.decode_checks()
+    rows = measurements.load()["decode"]
+    assert [(c.batch, c.context) for c in checks] == [(r["batch"], r["ctx"]) for r in rows]
+    bw = measurements.copy_efficiency() * 4.8e12      # eta_B once, from the copy benchmark
+    for c, r in zip(checks, rows):
+        assert c.predicted_s == pytest.approx(r["bytes_min"] / bw)
+        assert c.measured_graph_s == r["s_graph"]
+        assert c.error < 0                             # optimistic everywhere
+    # by hand, batch 128 at 1,000 tokens: 31,787,065,344 B / 4,241.86 GB/s = 7.4937 ms, measured 10.7149 ms
+    worst = measurements.worst_error(checks)
+    assert (worst.batch, worst.context) == (8, 1000)
+    assert worst.error == pytest.approx(-0.3216, abs=1e-4)
+    with pytest.raises(ValueError, match="at least one"):
+        measurements.worst_error([])

@@ -214,3 +214,17 @@ def test_model_shape_rejects_d_model_not_divisible_by_heads_when_head_dim_is_imp
     # 4100 / 32 = 128.125: an implied head_dim must not be silently truncated to 128.
     with pytest.raises(ValueError, match="d_model|n_heads|head_dim"):
         replace(m.LLAMA3_8B, d_model=4100, head_dim=0)
+
+
+def test_attention_term_both_counting_conventions():
+    from infra_lib import models as m
+    # by hand, Llama-3-8B at the example's 2,000-token prompt, against 2N = 16e9:
+    # Kaplan (one product): 2 x 32 x 2000 x 4096 = 0.524e9 = 3.28%; both products: 6.55%
+    one = m.attention_flops_per_token(32, 2000, 4096)
+    two = m.attention_flops_per_token(32, 2000, 4096, matmuls=2)
+    assert one / 16e9 == pytest.approx(0.032768) and two == 2 * one
+    # the seed's reading: Kaplan's count at an average context of 1,000 tokens, 1.64%
+    assert m.attention_flops_per_token(32, 1000, 4096) / 16e9 == pytest.approx(0.016384)
+    for bad in (0, 3, True, 1.5):
+        with pytest.raises(ValueError, match="matmuls"):
+            m.attention_flops_per_token(32, 2000, 4096, matmuls=bad)

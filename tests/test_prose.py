@@ -38,6 +38,8 @@ def test_a_hand_typed_number_is_caught_and_named(page, tmp_path):
     ("```{admonition} Answer\n12 ms\n```\n", ["12"]),
     ("约 7.8 ms，共 25.6 GB", ["7.8", "25.6"]),
     ("$t = 2NP / 5$", ["5"]),
+    ("其中 $\\delta_a = 1$，否则 $\\delta_a = 0$；$(1 - p)^{n}$", []),   # a formula's own 0 and 1
+    ("$x = 10$ and $y = 1.5$ and 1 GPU", ["10", "1.5", "1"]),
     ("as {cite:t}`hennessy2017architecture{§1.6}` and {cite:p}`kaplan2020scaling{Table 1},pope2022inference` say", []),
     ("by {eq}`eq-yield-murphy2`, see {numref}`fig-ch3-x`", []),
     ("$$\nY=e^{-AD_0}\n$$ (eq-yield-2)\n", []),

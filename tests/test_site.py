@@ -3,6 +3,8 @@
     .venv/bin/python book/tools/build.py                     # build both editions first
     .venv/bin/python -m pytest tests/test_site.py -q         # add `-k en` for the English pages only
     SITE_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_site.py   # plus a PNG per page
+    COURSE_BUILD_DIR=/tmp/b COURSE_SITE_PREBUILT=1 .venv/bin/python -m pytest tests/test_site.py
+                                  # test the site already built in /tmp/b/site, without rebuilding
 
 The site comes from the session's strict build (the ``strict_build`` fixture of conftest.py:
 built once, by whichever test asks first); a test fails (never skips) when an edition is missing.
@@ -16,7 +18,10 @@ is served from cache) and the checks below read that one load:
   reports no TeX error, and no raw TeX (``$$``, ``\\(``, ``\\frac`` ...) is visible outside code;
 - twin link: ``a.course-twin-link`` leads to a page of the other edition that loads (HTTP 200)
   and whose own twin link leads back to this page;
-- ``<html lang>``: ``en`` for the English edition, ``zh-CN`` for the Chinese one.
+- ``<html lang>``: ``en`` for the English edition, ``zh-CN`` for the Chinese one;
+- console: no error logged on a first visit (empty localStorage), and a favicon;
+- phones: at a 390 px wide viewport nothing makes the page scroll sideways;
+- search also works from file:// (the site opened from disk), with no uncaught error.
 """
 import os
 import re
@@ -39,6 +44,7 @@ NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html 
 MATH_TIMEOUT_MS = 20_000      # MathJax start-up and first typeset
 SEARCH_TIMEOUT_MS = 15_000    # Sphinx search: index load, query, results
 IDLE_TIMEOUT_MS = 3_000       # late requests (fonts, lazily loaded scripts): best effort
+PHONE_WIDTH = 390            # CSS px: a phone held upright
 EDITION_NAME = {"en": "English", "zh": "Chinese"}
 OTHER = {"en": "zh", "zh": "en"}
 PAGES = [page for lang in EDITIONS for page in site_pages(lang)]
@@ -71,6 +77,33 @@ MATH_STATE_JS = r"""
     if (raw.length >= 10) break;
   }
   return {containers: document.querySelectorAll('mjx-container').length, untypeset, errors, raw};
+}
+"""
+
+
+# At a phone's width: how far the page scrolls sideways and, if it does, the element to blame:
+# from <body> down, the child whose hiding stops the sideways scroll (text that overflows its box,
+# such as a long URL, is found too, which comparing element boxes would miss).
+OVERFLOW_JS = r"""
+() => {
+  const width = window.innerWidth, doc = document.scrollingElement;
+  const scrollWidth = doc.scrollWidth, path = [];
+  let node = document.body;
+  while (scrollWidth > width && path.length < 60) {
+    let found = null;
+    for (const child of node.children) {
+      const before = child.style.display;
+      child.style.display = 'none';
+      const fixed = doc.scrollWidth <= width;
+      child.style.display = before;
+      if (fixed) { found = child; break; }
+    }
+    if (!found) break;
+    node = found;
+    path.push(node.tagName.toLowerCase() + (node.className ? '.' + String(node.className).trim().split(/\s+/).join('.') : ''));
+  }
+  const culprits = path.length ? [path.slice(-3).join(' > ') + ': ' + (node.textContent || '').trim().slice(0, 100)] : [];
+  return {scrollWidth, width, culprits};
 }
 """
 
@@ -119,6 +152,9 @@ class Visit:
     failed: list = field(default_factory=list)          # requests that failed
     bad_status: list = field(default_factory=list)      # responses >= 400
     page_errors: list = field(default_factory=list)     # uncaught JavaScript errors
+    console_errors: list = field(default_factory=list)  # console.error() and the browser's own errors
+    favicon: str | None = None                          # resolved href of link[rel~=icon]
+    phone: dict | None = None                           # OVERFLOW_JS at PHONE_WIDTH
     html_lang: str | None = None
     math_in_html: int = 0
     math: dict | None = None
@@ -181,6 +217,7 @@ class Site:
         context = self.new_context(record)
         page = context.new_page()
         page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
+        page.on("console", lambda msg: record.console_errors.append(msg.text) if msg.type == "error" else None)
         documents = []
         page.on("response", lambda r: documents.append(r.status)
                 if r.request.is_navigation_request() and r.frame == page.main_frame else None)
@@ -203,7 +240,11 @@ class Site:
             record.links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
             record.pasted = page.eval_on_selector_all(".pasted-text", "els => els.map(e => e.textContent.trim())")
             record.text = page.inner_text("body")
+            record.favicon = page.evaluate("document.querySelector('link[rel~=icon]')?.href || null")
             screenshot(page, page_path)
+            page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+            page.wait_for_timeout(50)
+            record.phone = page.evaluate(OVERFLOW_JS)
         except PlaywrightError as exc:
             record.load_error = str(exc).splitlines()[0]
         finally:
@@ -213,6 +254,8 @@ class Site:
     @staticmethod
     def _typeset(page, record):
         try:
+            # book/_static/course-math.js loads MathJax when math comes near the view: load it now
+            page.evaluate("() => window.courseLoadMath && window.courseLoadMath()")
             page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
                                    timeout=MATH_TIMEOUT_MS)
             page.evaluate("""() => { MathJax.startup.promise.then(() => { window.__courseMathDone = 'ok'; },
@@ -229,7 +272,7 @@ class Site:
 
 @pytest.fixture(scope="session")
 def site_server(strict_build):
-    assert strict_build.returncode == 0, "the strict build failed:\n" + strict_build.log[-6000:]
+    assert strict_build.returncode == 0, "the strict build failed:\n" + strict_build.summary()
     with SiteServer(SITE) as server:
         yield server
 
@@ -292,6 +335,33 @@ def test_no_javascript_errors(site, page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_no_console_errors_on_a_first_visit(site, page):
+    """Each page is loaded in a fresh context: empty localStorage, as for a new reader."""
+    require(lang_of(page))
+    visit = loaded(site, page)
+    assert not visit.console_errors, f"{visit.where()}: console errors:\n  " + "\n  ".join(visit.console_errors)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_favicon(site, page):
+    require(lang_of(page))
+    visit = loaded(site, page)
+    assert visit.favicon, f"{visit.where()} has no <link rel=icon>"
+    path = site.path_of(visit.favicon)
+    assert path and (SITE / path).is_file(), f"{visit.where()}: favicon {visit.favicon} is not in the site"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_sideways_scroll_on_a_phone(site, page):
+    require(lang_of(page))
+    visit = loaded(site, page)
+    phone = visit.phone
+    assert phone["scrollWidth"] <= phone["width"], \
+        f"{visit.where()} scrolls sideways at {PHONE_WIDTH} px: {phone['scrollWidth'] - phone['width']} px too wide; " \
+        f"sticking out:\n  " + "\n  ".join(phone["culprits"])
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_math_is_typeset(site, page):
     require(lang_of(page))
     visit = loaded(site, page)
@@ -336,8 +406,10 @@ def test_html_lang(site, page):
 
 # --- search, inserted numbers, landing page ---------------------------------------------------
 
-@pytest.mark.parametrize("lang, query", [("zh", "显存带宽"), ("zh", "推理引擎"), ("en", "bandwidth")],
-                         ids=["zh-xiancun_daikuan", "zh-tuili_yinqing", "en-bandwidth"])
+@pytest.mark.parametrize("lang, query", [("zh", "显存带宽"), ("zh", "推理引擎"), ("zh", "中介层"), ("zh", "已知良品裸片"),
+                                         ("zh", "降级出售"), ("en", "bandwidth")],
+                         ids=["zh-xiancun_daikuan", "zh-tuili_yinqing", "zh-zhongjieceng", "zh-yizhi_liangpin_luopian",
+                              "zh-jiangji_chushou", "en-bandwidth"])
 def test_search_finds(site, lang, query):
     require(lang)
     from urllib.parse import quote
@@ -365,6 +437,33 @@ def test_search_finds(site, lang, query):
     assert results >= 1, f"search for {query!r} in the {EDITION_NAME[lang]} edition found nothing " \
                          f"(query run: {ran!r}; summary: {summary!r})"
     assert not record.outside, f"search page requests resources outside 127.0.0.1: {record.outside}"
+
+
+@pytest.mark.parametrize("lang, query", [("en", "bandwidth"), ("zh", "显存带宽")], ids=["en", "zh"])
+def test_search_from_file_url(site, lang, query):
+    """The site opened from disk: search lists results (without snippets) and throws nothing."""
+    require(lang)
+    from urllib.parse import quote
+
+    url = (SITE / lang / "search.html").as_uri() + f"?q={quote(query)}"
+    record = Visit(page=f"{lang}/search.html (file://)", url=url)
+    context = site.new_context(record)
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
+        page.on("console", lambda msg: record.console_errors.append(msg.text) if msg.type == "error" else None)
+        page.goto(url, wait_until="load")
+        try:
+            page.wait_for_function("() => document.querySelector('#search-results li')", timeout=SEARCH_TIMEOUT_MS)
+        except PlaywrightError:
+            pytest.fail(f"search for {query!r} from {url} showed no result within {SEARCH_TIMEOUT_MS / 1000:.0f} s",
+                        pytrace=False)
+        page.wait_for_timeout(300)              # snippet fetches, had they started, fail by now
+    finally:
+        context.close()
+    assert not record.page_errors, f"{url}: uncaught JavaScript errors:\n  " + "\n  ".join(record.page_errors)
+    assert not record.console_errors, f"{url}: console errors:\n  " + "\n  ".join(record.console_errors)
+    assert not record.outside, f"{url}: requests outside the machine: {record.outside}"
 
 
 def overview_numbers():

@@ -8,6 +8,8 @@ import posixpath
 import re
 
 TWIN = {"en": ("zh", "中文"), "zh_CN": ("en", "English")}
+IPYNB_TITLE = {"en": "Download this chapter as a Jupyter notebook, with its outputs",
+               "zh": "下载本章的 Jupyter notebook（含运行结果）"}
 
 
 def twin_pagename(pagename, lang_from, lang_to):
@@ -27,6 +29,9 @@ def add_twin_link(app, pagename, templatename, context, doctree):
     context["twin_url"] = posixpath.join(*([".."] * depth), other, target + ".html")
     context["twin_label"] = label
     context["twin_lang"] = "zh-CN" if other == "zh" else "en"
+    if pagename.startswith("notebooks/"):          # a chapter: its executed notebook lies beside it
+        context["ipynb_url"] = pagename.rsplit("/", 1)[-1] + ".ipynb"
+        context["ipynb_title"] = IPYNB_TITLE[here]
 
 
 # Figures, tables and exercises are numbered per chapter, "Figure 3.2", "Exercise 3.4": the
@@ -49,7 +54,47 @@ def number_per_chapter(app, env):
     return []
 
 
+# sphinx-book-theme's zh_CN catalogue has a few Taiwan wordings; the Chinese edition is mainland
+# Chinese throughout. Its header buttons' tooltips are set per page, so they are replaced here.
+ZH_CN_WORDING = {"列印成 PDF": "打印为 PDF"}
+# myst-nb writes this label into the page's HTML in English, whatever the language
+ZH_CN_BODY = {'aria-label="Toggle hidden content"': 'aria-label="显示或隐藏内容"'}
+
+
+def mainland_wording(app, pagename, templatename, context, doctree):
+    if app.config.language != "zh_CN":
+        return
+
+    def fix(buttons):
+        for button in buttons or ():
+            tooltip = str(button.get("tooltip", ""))
+            button["tooltip"] = ZH_CN_WORDING.get(tooltip, button.get("tooltip"))
+            fix(button.get("buttons"))
+    fix(context.get("header_buttons"))
+    for english, chinese in ZH_CN_BODY.items():
+        if isinstance(context.get("body"), str):
+            context["body"] = context["body"].replace(english, chinese)
+
+
+# A figure's image without alt text would get its file path as alt (docutils' HTML writer does
+# that): give it the figure's caption instead, its first sentence, in the page's language.
+def alt_from_caption(app, doctree, docname):
+    from docutils import nodes
+
+    for figure in doctree.findall(nodes.figure):
+        captions = list(figure.findall(nodes.caption))
+        if not captions:
+            continue
+        text = " ".join(captions[0].astext().split())
+        first = re.split(r"(?<=。)|(?<=\.)\s", text, maxsplit=1)[0]    # not at the point of "0.10"
+        for image in figure.findall(nodes.image):
+            if not image.get("alt"):
+                image["alt"] = first
+
+
 def setup(app):
     app.connect("html-page-context", add_twin_link)
+    app.connect("doctree-resolved", alt_from_caption)
+    app.connect("html-page-context", mainland_wording, priority=900)   # after the theme adds its buttons
     app.connect("env-get-updated", number_per_chapter, priority=900)   # after Sphinx assigns them
     return {"parallel_read_safe": True, "parallel_write_safe": True}

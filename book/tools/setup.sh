@@ -7,10 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# --python-only: just .venv (what `make lab` needs): no root, no apt, no npm.
+PYTHON_ONLY=0; [ "${1:-}" = "--python-only" ] && PYTHON_ONLY=1
+
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need_apt+=(fonts-noto-cjk)
-if [ ${#need_apt[@]} -gt 0 ]; then
+if [ ${#need_apt[@]} -gt 0 ] && [ "$PYTHON_ONLY" = 0 ]; then
   echo "[setup] installing Debian packages: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -q >/dev/null
@@ -30,15 +33,17 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   echo "$want" > "$stamp"
 fi
 
+if [ "$PYTHON_ONLY" = 1 ]; then echo "[setup] .venv ready (Python packages only)"; exit 0; fi
+
 vendor=book/_static/vendor
 vstamp=$vendor/.lock.sha
-vwant=$(sha256sum book/package-lock.json | cut -c1-16)
+vwant="$(sha256sum book/package-lock.json | cut -c1-16) mathjax-components"   # bump the tail when the copy list changes
 if [ "$(cat "$vstamp" 2>/dev/null)" != "$vwant" ]; then
   echo "[setup] fetching offline scripts from the npm registry (book/package-lock.json)"
   (cd book && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
   rm -rf "$vendor" && mkdir -p "$vendor/mathjax"
   m=book/node_modules/mathjax/es5
-  cp -r "$m/tex-mml-chtml.js" "$m/input" "$m/output" "$m/a11y" "$m/ui" "$m/sre" "$m/adaptors" "$vendor/mathjax/"
+  cp -r "$m/startup.js" "$m/core.js" "$m/input" "$m/output" "$m/a11y" "$m/ui" "$m/sre" "$m/adaptors" "$vendor/mathjax/"
   cp book/node_modules/requirejs/require.js "$vendor/require.min.js"
   cp book/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js "$vendor/embed-amd.js"
   echo "$vwant" > "$vstamp"

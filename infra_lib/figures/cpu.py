@@ -68,22 +68,29 @@ def peak_flops(peaks: Sequence[cpu.Peak], lang: str) -> Figure:
     return finish(fig)
 
 
-def launch_overhead(model: cpu.LaunchModel, eager_measured_s: float, graph_measured_s: float, lang: str) -> Figure:
-    """The measured eager and CUDA-graph decode steps, split into GPU work and launch waiting by ``model``."""
+def launch_readings(fit: cpu.LaunchFit, lang: str) -> Figure:
+    """The measured eager decode steps of the H200 sweep against the serial and overlapped readings.
+
+    Horizontal: the CUDA-graph step (the GPU's work); vertical: the eager step, both in ms.
+    """
     lang = setup(lang)
-    fig, ax = plt.subplots(figsize=(7.0, 2.8))
-    y = np.array([0, 1])
-    gpu_ms = model.gpu_s / units.MS
-    wait = [model.eager_cpu_s / units.MS, model.graph_cpu_s / units.MS]
-    ax.barh(y, [gpu_ms, gpu_ms], height=0.55, color=COLORS["memory"], label=t("cpu_gpu_work", lang))
-    ax.barh(y, wait, left=[gpu_ms, gpu_ms], height=0.55, color=COLORS["compute"], label=t("cpu_launch", lang))
-    for yi, total in zip(y, (eager_measured_s, graph_measured_s)):
-        ax.annotate(f"{t('cpu_measured', lang)} {total / units.MS:.2f} ms", (total / units.MS, yi),
-                    xytext=(6, -4), textcoords="offset points", fontsize=9)
-    ax.set_yticks(y, [t("cpu_eager", lang), t("cpu_graph", lang)])
-    ax.invert_yaxis()
-    ax.set_xlim(0, eager_measured_s / units.MS * 1.45)
-    ax.set_xlabel(t("cpu_step_ms", lang))
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, fontsize=9)
-    ax.grid(axis="y", visible=False)
+    fig, ax = plt.subplots(figsize=(7.0, 4.0))
+    g = np.array([p.graph_s for p in fit.points]) / units.MS
+    xs = np.linspace(min(g.min(), 4.5), g.max() * 1.05, 200)
+    serial = xs + fit.kernels_serial * (fit.eager_launch_s - fit.graph_launch_s) / units.MS
+    overlap = np.maximum(fit.cpu_issue_s / units.MS, xs + fit.tail_s / units.MS)
+    ax.plot(xs, xs, color="0.6", lw=1, ls=":", label=t("cpu_reading_graph", lang))
+    ax.plot(xs, serial, color=COLORS["compute"], lw=1.6, ls="--", label=t("cpu_reading_serial", lang))
+    ax.plot(xs, overlap, color=COLORS["memory"], lw=1.6, label=t("cpu_reading_overlap", lang))
+    ax.scatter(g, [p.eager_s / units.MS for p in fit.points], color="black", zorder=3, s=22,
+               label=t("cpu_measured", lang))
+    above = {(1, 4000), (8, 1000), (32, 2000)}   # labels above-left where neighbours would collide
+    for p in fit.points:                         # labelled batch x context
+        up = (p.batch, p.context) in above
+        ax.annotate(f"{p.batch}×{p.context}", (p.graph_s / units.MS, p.eager_s / units.MS),
+                    xytext=(-5, 5) if up else (6, -12), ha="right" if up else "left",
+                    textcoords="offset points", fontsize=7.5)
+    ax.set_xlabel(t("cpu_graph_step_ms", lang))
+    ax.set_ylabel(t("cpu_eager_step_ms", lang))
+    ax.legend(loc="upper left", fontsize=8.5)
     return finish(fig)

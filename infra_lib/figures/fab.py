@@ -8,6 +8,7 @@ Each function takes the numbers to draw (or computes them with :mod:`infra_lib.f
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -78,7 +79,9 @@ def dies_and_cost(d0_per_cm2: float, wafer_price_usd: float, marks: Sequence[tup
     a3 = a2.twinx()
     a3.plot(a, [w.good_silicon_usd_per_mm2 for w in wafers], color=COLORS["accent"], lw=2, ls="--")
     a3.set_ylabel(t("fab_cost_mm2", lang), color=COLORS["accent"])
-    a3.set_ylim(0, None)
+    a3.set_yscale("log")            # the same kind of axis as the cost per die it shares the panel with
+    for axis in (a3.yaxis.set_major_formatter, a3.yaxis.set_minor_formatter):
+        axis(FuncFormatter(lambda v, _: f"{v:.2f}"))
     a3.grid(False)
     a3.spines["right"].set_visible(True)
     for label, area in marks:
@@ -87,24 +90,32 @@ def dies_and_cost(d0_per_cm2: float, wafer_price_usd: float, marks: Sequence[tup
         a1.annotate(f"{label}: {w.good_dies:.1f}", (area, w.good_dies), xytext=(-6, -15), textcoords="offset points",
                     ha="right", fontsize=10)
         a2.plot([area], [w.cost_per_good_die_usd], "o", color="black", ms=6)
-        a2.annotate(f"{label}: ${w.cost_per_good_die_usd:,.0f}", (area, w.cost_per_good_die_usd), xytext=(-8, 6),
-                    textcoords="offset points", ha="right", fontsize=10)
+        a2.annotate(f"{label}: ${w.cost_per_good_die_usd:,.0f}", (area, w.cost_per_good_die_usd), xytext=(-10, 6),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=10, zorder=5,
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85})
+    # head-room above the dearest die, so that its label stays clear of the title and the frame
+    a2.set_ylim(None, max(w.cost_per_good_die_usd for w in wafers) * 3)
+    a3.set_ylim(None, max(w.good_silicon_usd_per_mm2 for w in wafers) * 1.25)
     a2.set_title(t("fab_wafer_price", lang, price=wafer_price_usd), fontsize=10)
     return finish(fig)
 
 
-def supply_limits(results: Sequence[fab.SupplyResult], lang: str) -> Figure:
+def supply_limits(results: Sequence[fab.SupplyResult], lang: str,
+                  perfect: Sequence[fab.SupplyResult] | None = None) -> Figure:
     """GPUs per month each supply allows, per product; the binding supply outlined.
 
-    ``results``: list of :class:`fab.SupplyResult`.
+    ``results``: list of :class:`fab.SupplyResult`. ``perfect``: the same products with only
+    perfect dies counted (``fab.gpu_supply(..., salvage=False)``), drawn as a black tick on the
+    logic bar, so that both readings of the logic supply are visible.
     """
     lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.6, 3.9))
     n = len(fab.SUPPLIES)
     h = 0.8 / n
     y = np.arange(len(results))
+    scale = 1e4 if lang == "zh" else 1e3   # Chinese counts in 万 (10⁴), English in thousands
     for i, s in enumerate(fab.SUPPLIES):
-        vals = [getattr(r, s) / 1e3 for r in results]
+        vals = [getattr(r, s) / scale for r in results]
         bars = ax.barh(y + (i - (n - 1) / 2) * h, vals, height=h * 0.92, color=SUPPLY_COLORS[s],
                        label=t(SUPPLY_KEYS[s], lang))
         for bar, r, v in zip(bars, results, vals):
@@ -112,12 +123,16 @@ def supply_limits(results: Sequence[fab.SupplyResult], lang: str) -> Figure:
             if binding:
                 bar.set_edgecolor("black")
                 bar.set_linewidth(2)
-            text = f"{v:,.0f}" + (f"  ← {t('fab_binding', lang)}" if binding else "")
+            text = (f"{v:,.1f}" if lang == "zh" else f"{v:,.0f}") + (f"  ← {t('fab_binding', lang)}" if binding else "")
             ax.annotate(text, (v, bar.get_y() + bar.get_height() / 2), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize=8.5, fontweight="bold" if binding else "normal")
+    if perfect is not None:
+        y_logic = y + (fab.SUPPLIES.index("logic") - (n - 1) / 2) * h
+        ax.plot([q.logic / scale for q in perfect], y_logic, "|", color="black", ms=13, mew=2.2,
+                label=t("fab_logic_perfect", lang))
     ax.set_yticks(y, [t("fab_like", lang, name=r.product) for r in results])
     ax.invert_yaxis()
-    ax.set_xlim(0, max(max(r.logic, r.packaging, r.hbm) for r in results) / 1e3 * 1.35)
+    ax.set_xlim(0, max(max(r.logic, r.packaging, r.hbm) for r in results) / scale * 1.35)
     ax.set_xlabel(t("fab_gpus_month", lang))
     ax.legend(loc="lower right", fontsize=8.5)
     return finish(fig)

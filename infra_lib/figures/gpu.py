@@ -63,12 +63,22 @@ def memory_hierarchy(levels: Sequence[gpu.Level], lang: str) -> Figure:
 
 
 def measured_memory(copy_rows: Sequence[tuple[float, float]], strided_rows: Sequence[tuple[int, float]],
-                    l2_B: float, datasheet_Bps: float, ceiling_Bps: float, lang: str) -> Figure:
-    """Left: copy bandwidth by working set with the L2 size marked. Right: strided reads."""
+                    l2_B: float, datasheet_Bps: float, ceiling_Bps: float, lang: str,
+                    launch_bound: Sequence[bool] = ()) -> Figure:
+    """Left: copy bandwidth by working set with the L2 size marked, launch-bound copies (``launch_bound``,
+    from :func:`infra_lib.gpu.launch_bound`) drawn hollow. Right: strided reads."""
     lang = setup(lang)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.4, 3.9))
     ws = [r[0] / units.MB for r in copy_rows]
-    a1.plot(ws, [r[1] / units.TB for r in copy_rows], "o-", color=COLORS["memory"])
+    tb = [r[1] / units.TB for r in copy_rows]
+    a1.plot(ws, tb, "-", color=COLORS["memory"])
+    bound = list(launch_bound) or [False] * len(ws)
+    a1.scatter([w for w, b in zip(ws, bound) if not b], [v for v, b in zip(tb, bound) if not b],
+               color=COLORS["memory"], zorder=3, s=26)
+    if any(bound):
+        a1.scatter([w for w, b in zip(ws, bound) if b], [v for v, b in zip(tb, bound) if b],
+                   facecolors="white", edgecolors=COLORS["memory"], zorder=3, s=30, label=t("gpu_launch_bound", lang))
+        a1.legend(loc="lower right", fontsize=8.5)
     a1.set_xscale("log", base=2)
     a1.set_xticks(ws, [f"{w:,.0f}" for w in ws])
     a1.axvline(l2_B / units.MB, color=COLORS["accent"], ls="--")

@@ -22,18 +22,31 @@ CJK_FONT_FILES = (  # Debian fonts-noto-cjk, then fonts-wqy-microhei
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
 )
+# On a reader's macOS or Windows machine: the system's own Chinese fonts, by family name.
+CJK_FONT_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC",
+                     "Hiragino Sans GB", "Microsoft YaHei", "SimHei", "WenQuanYi Micro Hei")
 COLORS = {"memory": "#1f77b4", "compute": "#d62728", "accent": "#2ca02c", "grey": "#7f7f7f"}
 MISSING_GLYPH_WARNINGS = (r"Glyph .* missing from", r".*missing from font")
 
 
 def cjk_font_name() -> str:
-    """Register the first CJK font found and return its family name."""
+    """Register the first CJK font found and return its family name.
+
+    Debian's font files first (what the site is built with), then any installed font of
+    :data:`CJK_FONT_FAMILIES` (a reader's macOS or Windows machine).
+    """
     for path in CJK_FONT_FILES:
         if Path(path).exists():
             font_manager.fontManager.addfont(path)
             return str(font_manager.FontProperties(fname=path).get_name())
-    raise RuntimeError("No CJK font found (looked for " + ", ".join(CJK_FONT_FILES) +
-                       "). Install Debian's fonts-noto-cjk: the setup script does this.")
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    for family in CJK_FONT_FAMILIES:
+        if family in installed:
+            return family
+    raise RuntimeError("No Chinese font found for the figures' labels (looked for "
+                       + ", ".join(CJK_FONT_FAMILIES) + "). On Debian or Ubuntu: apt install fonts-noto-cjk; "
+                       "on macOS and Windows a system font (PingFang SC, Microsoft YaHei) is found by itself. "
+                       "The English chapters need no extra font.")
 
 
 def setup(lang: str) -> str:

@@ -5,7 +5,7 @@ Calls :func:`infra_lib.gpu.bytes_in_flight_B`, :func:`infra_lib.gpu.achievable_B
 """
 from typing import Any
 
-from .. import gpu, hardware, units
+from .. import _check, gpu, hardware, units
 from ..i18n import t
 from .panel import Control, Panel, Result
 
@@ -30,10 +30,17 @@ def summary(lang: str, bw_tbps: float, latency_ns: float, sms: int, warps: int,
     >>> summary("en", 3.352, 600, 132, 16, 4, 1).rows[2][1]
     '0.45 TB/s'
     """
+    bw_tbps = _check.positive("bw_tbps", bw_tbps, "TB/s")
+    latency_ns = _check.positive("latency_ns", latency_ns, "ns")
+    sms = _check.count("sms", sms, "SMs")
+    warps = _check.count("warps", warps, "warps per SM")
+    bytes_per_thread = _check.positive("bytes_per_thread", bytes_per_thread, "bytes")
+    loads_per_thread = _check.count("loads_per_thread", loads_per_thread, "loads")
     bw, lat = bw_tbps * units.TB, latency_ns * 1e-9
     need = gpu.bytes_in_flight_B(bw, lat)
     reach = gpu.achievable_Bps(bw, lat, sms, warps, bytes_per_thread, loads_per_thread, WARP_SIZE)
-    per_warp = WARP_SIZE * bytes_per_thread * loads_per_thread
+    per_warp = _check.finite_result("bytes per warp (32 x bytes_per_thread x loads_per_thread)",
+                                    WARP_SIZE * bytes_per_thread * loads_per_thread)
     warps_needed = gpu.warps_needed(bw, lat, sms, per_warp)
     limit = t("gpu_w_lim_bw" if reach >= bw else "gpu_w_lim_latency", lang)
     rows = (

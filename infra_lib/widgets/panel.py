@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from .. import _check
 from ..i18n import LANGUAGES, t
 
 Number = int | float
@@ -43,6 +44,7 @@ DESCRIPTION_WIDTH = "16em"
 SLIDER_WIDTH = "34em"
 
 
+@_check.finite
 def snap(value: float, minimum: float, step: float) -> float:
     """The point of the grid ``minimum + k x step`` nearest to ``value``: puts a default taken
     from the registry or a measurement on its slider's grid.
@@ -50,7 +52,11 @@ def snap(value: float, minimum: float, step: float) -> float:
     >>> snap(7.0747, 0.5, 0.01), snap(3.352, 0.5, 0.1)
     (7.07, 3.4)
     """
-    return round(minimum + round((value - minimum) / step) * step, 10)
+    value = _check.number("value", value, "(the slider's unit)")
+    minimum = _check.number("minimum", minimum, "(the slider's unit)")
+    step = _check.positive("step", step, "(the slider's unit)")
+    return _check.finite_result("snap (minimum + k x step)",
+                                round(minimum + round((value - minimum) / step) * step, 10))
 
 
 def _is_number(value: object) -> bool:
@@ -87,6 +93,7 @@ class Control:
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        _check.fields(self)
         if self.kind not in (int, float):
             raise TypeError(f"control {self.name}: kind must be int or float, got {self.kind!r}")
         bounds = (self.default, self.min, self.max, self.step)
@@ -137,6 +144,9 @@ class Result:
     align: str = "lrl"
     intro: str = ""
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
 
     def html(self) -> str:
         def cells(row: tuple[str, ...], tag: str) -> str:

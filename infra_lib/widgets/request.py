@@ -5,7 +5,7 @@ Python, no numpy).
 """
 from typing import Any
 
-from .. import inference, units
+from .. import _check, inference, units
 from ..i18n import t
 from .panel import Control, Panel, Result
 
@@ -31,6 +31,14 @@ def summary(lang: str, n_params_b: float, prompt_tokens: int, kv_gb: float, batc
     >>> r.rows[2][1]
     '12.19 ms'
     """
+    n_params_b = _check.positive("n_params_b", n_params_b, "billion parameters")
+    prompt_tokens = _check.count("prompt_tokens", prompt_tokens, "tokens")
+    kv_gb = _check.non_negative("kv_gb", kv_gb, "GB")
+    batch = _check.count("batch", batch, "requests")
+    peak_tflop_s = _check.positive("peak_tflop_s", peak_tflop_s, "TFLOP/s")
+    flop_eff = _check.fraction("flop_eff", flop_eff)
+    bw_tbps = _check.positive("bw_tbps", bw_tbps, "TB/s")
+    bw_eff = _check.fraction("bw_eff", bw_eff)
     req = inference.Request(n_params_b * 1e9, prompt_tokens, kv_gb * units.GB, _REQ.bytes_per_param)
     acc = inference.Accelerator("custom", peak_tflop_s * units.TB, bw_tbps * units.TB, flop_eff, bw_eff)
     pre = inference.prefill(req, acc)

@@ -5,7 +5,7 @@ Calls :func:`infra_lib.fab.gross_dies_per_wafer`, :func:`infra_lib.fab.edge_loss
 """
 from typing import Any
 
-from .. import fab, hardware
+from .. import _check, fab, hardware
 from ..i18n import t
 from .panel import Control, Panel, Result
 
@@ -24,6 +24,10 @@ def summary(lang: str, die_area_mm2: float, d0_per_cm2: float, alpha: float, waf
     >>> r.rows[1][1:3]
     ('46.8%', '29.7')
     """
+    die_area_mm2 = _check.positive("die_area_mm2", die_area_mm2, "mm²")
+    d0_per_cm2 = _check.non_negative("d0_per_cm2", d0_per_cm2, "defects per cm²")
+    alpha = _check.positive("alpha", alpha, "(clustering parameter, no unit)")
+    wafer_price_usd = _check.positive("wafer_price_usd", wafer_price_usd, "US dollars")
     diameter = fab.wafer_diameter_mm()
     gross = fab.gross_dies_per_wafer(die_area_mm2, diameter)
     edge = fab.edge_loss_share(die_area_mm2, diameter)
