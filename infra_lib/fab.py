@@ -522,6 +522,21 @@ def transistors_per_mm2(transistors: float, die_area_mm2: float) -> float:
 
 
 @_check.finite
+def density_gain(area_reduction: float) -> float:
+    """Density gain of a shrink that cuts a design's area by ``area_reduction``: 1 / (1 - cut).
+
+    TSMC's "35-40% smaller" mobile chip from N7 to N5 is a 1.54x to 1.67x density gain.
+
+    >>> round(density_gain(0.35), 2), round(density_gain(0.40), 2)
+    (1.54, 1.67)
+    """
+    cut = _check.non_negative("area_reduction", area_reduction, "(a fraction of the area)")
+    if cut >= 1:
+        raise ValueError(f"area_reduction must be below 1 (a fraction of the area removed), got {cut:g}")
+    return 1 / (1 - cut)
+
+
+@_check.finite
 def die_density_per_mm2(die: str) -> float:
     """Density of a registry die (``'gh100_die'``...) from its stated transistors and area."""
     _check.text("die", die)

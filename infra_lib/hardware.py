@@ -19,7 +19,6 @@ Every :class:`Spec` read through :func:`spec`, :func:`value` or a :class:`Device
 Derived quantities are functions of registry values, never stored: they live in the concept
 modules (``generations.peak_flop_s``, ``memory.hbm_bandwidth_Bps``, ...).
 """
-import difflib
 import math
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
@@ -85,14 +84,8 @@ class RegistryError(ValueError):
 class UnknownNameError(_check.UnknownName):
     """An entry, spec, source or family that the registry does not have; the message suggests the nearest."""
 
-    def __str__(self) -> str:          # KeyError would print the message in quotes
-        return str(self.args[0]) if self.args else ""
 
-
-def _nearest(name: str, known: Iterable[str]) -> str:
-    """' (did you mean a, b?)' or '' — the closest names by difflib."""
-    close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(close)}?)" if close else ""
+_nearest = _check.nearest   # ' (did you mean a, b?)' or ''
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ No module adds labels at import time.
 >>> t("decode_batch", "en", batch=8)
 'decode (batch 8)'
 """
-import difflib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,5 @@ def t(key: str, lang: str, **fields: Any) -> str:
     lang = _check.choice("lang", lang, LANGUAGES)
     _check.text("key", key)
     if key not in STRINGS:
-        near = difflib.get_close_matches(str(key), STRINGS, n=3)
-        hint = f"; did you mean {', '.join(near)}?" if near else ""
-        raise KeyError(f"no label {key!r} in {LABELS_FILE.name}{hint}")
+        raise _check.UnknownName(f"no label {key!r} in {LABELS_FILE.name}{_check.nearest(key, STRINGS)}")
     return STRINGS[key][lang].format(**fields)

@@ -5,29 +5,20 @@ Expected values by hand: a ring of n ranks sends 2(n - 1)/n of the buffer per ra
 all-reduce and (n - 1)/n for all-gather and reduce-scatter (Patarasuk and Yuan 2009; Thakur,
 Rabenseifner and Gropp 2005); busbw = algbw x those factors (nccl-tests doc/PERFORMANCE.md).
 """
-import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from infra_lib import collectives as col
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_COUNT = BAD_POSITIVE + [1.5]
-PROPS = settings(max_examples=200, deadline=None)
+from bad_values import BAD_NON_NEGATIVE, BAD_POSITIVE, BAD_COUNT, PROPS, names
+
 
 sizes = st.floats(min_value=0, max_value=1e12)
 ranks = st.integers(min_value=1, max_value=1024)
 bws = st.floats(min_value=1e9, max_value=1e13)
 lats = st.floats(min_value=0, max_value=1e-3)
 RING = ("all_reduce", "all_gather", "reduce_scatter")
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- by hand ------------------------------------------------------------------------------------

@@ -4,33 +4,24 @@ Expected values are worked out in the test from the formulas and the cited docum
 copied from the library's output.
 """
 import math
-import re
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from infra_lib import fab, hardware as hw
+
+from bad_values import NOT_A_FINITE_NUMBER, BAD_NON_NEGATIVE, BAD_POSITIVE, BAD_COUNT, PROPS, names
 
 ROOT = Path(__file__).resolve().parents[1]
 # Chapter 1's registry entries: dies, processes, the fab, packaging, HBM standards, its assumptions.
 FAB_CATEGORIES = ("die", "process", "fab", "packaging", "memory_standard")
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_COUNT = BAD_POSITIVE + [1.5]
 BAD_FRACTION = [0, -0.1, 1.01] + NOT_A_FINITE_NUMBER
-PROPS = settings(max_examples=200, deadline=None)
 
 areas = st.floats(min_value=1.0, max_value=5000.0, allow_nan=False, allow_infinity=False)
 d0s = st.floats(min_value=0.0, max_value=2.0, allow_nan=False, allow_infinity=False)
 alphas = st.floats(min_value=0.05, max_value=1e3, allow_nan=False, allow_infinity=False)
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- the registry file: provenance of every value -------------------------------------------

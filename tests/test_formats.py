@@ -1,23 +1,16 @@
 """Tests for infra_lib.formats: minifloat ranges against the specs, rounding, block scaling."""
 import itertools
 import math
-import re
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from infra_lib import formats as f
 
-NAN, INF = float("nan"), float("inf")
+from bad_values import NAN, INF, BAD_POSITIVE, BAD_COUNT, PROPS, names
+
 BAD_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_POSITIVE = [0, 0.0, -1, -1e-9] + BAD_NUMBER
-BAD_COUNT = BAD_POSITIVE + [1.5]
-PROPS = settings(max_examples=200, deadline=None)
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- ranges against the published values ---------------------------------------------------

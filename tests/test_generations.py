@@ -5,26 +5,18 @@ Expected values by hand from published figures: H100 SXM5 (whitepaper V1.04, Tab
 528 Tensor Cores, 989.4 TFLOP/s dense BF16, 1,978.9 FP8, 3,352 GB/s; A100 and V100 (A100
 whitepaper, section 4.1).
 """
-import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from infra_lib import generations as gen, hardware as hw, roofline
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_COUNT = BAD_POSITIVE + [1.5]
-PROPS = settings(max_examples=200, deadline=None)
+from bad_values import BAD_POSITIVE, BAD_COUNT, PROPS, names
+
 
 rates = st.floats(min_value=1e12, max_value=1e16)
 sms = st.integers(min_value=1, max_value=300)
 clocks = st.floats(min_value=5e8, max_value=3e9)
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 def test_h100_per_sm_and_per_tensor_core():

@@ -1,25 +1,17 @@
 """Tests for infra_lib.gpu: divergence, Little's law, the hierarchy, peaks, NVLink,
 the GPU entries of the registry (data/registry/) and the figures' labels (figures: tests/test_figures.py)."""
 import math
-import re
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from infra_lib import generations, gpu, hardware as hw, i18n, measurements
 
+from bad_values import NAN, INF, BAD_NON_NEGATIVE, BAD_POSITIVE, BAD_COUNT, PROPS, names
+
 ROOT = Path(__file__).resolve().parents[1]
-NAN, INF = float("nan"), float("inf")
 BAD_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_POSITIVE = [0, 0.0, -1, -1e-9] + BAD_NUMBER
-BAD_COUNT = BAD_POSITIVE + [1.5]
-BAD_NON_NEGATIVE = [-1, -1e-9] + BAD_NUMBER
-PROPS = settings(max_examples=200, deadline=None)
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- the registry file -------------------------------------------------------------------

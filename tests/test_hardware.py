@@ -11,6 +11,8 @@ import pytest
 
 from infra_lib import generations, hardware as hw, memory
 
+from bad_values import names
+
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "infra_lib" / "data" / "registry"
 
@@ -27,14 +29,6 @@ REALITY = json.loads((ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-
                       / "reality_check.json").read_text(encoding="utf-8"))
 ALLOWED_KINDS = {"datasheet", "derived", "reported", "measured", "teaching"}
 SEED_TEACHING = {"teaching_gpu", "teaching_request"}
-
-NAN, INF = float("nan"), float("inf")
-BAD_POSITIVE = [0, 0.0, -1, -1e-9, NAN, INF, -INF, True, False, "1", None]
-BAD_COUNT = BAD_POSITIVE + [1.5]
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 def raw_specs():

@@ -1,7 +1,6 @@
 """Tests for infra_lib.inference: prefill, decode steps, batching, and the seed's worked example."""
 import json
 import math
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,17 +10,13 @@ from hypothesis import given, settings, strategies as st
 from infra_lib import inference as inf
 from infra_lib.models import LLAMA3_8B
 
+from bad_values import BAD_NON_NEGATIVE, BAD_POSITIVE, BAD_COUNT, PROPS, names
+
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = json.loads((ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-11-29"
                        / "reality_check.json").read_text(encoding="utf-8"))
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_POSITIVE = [0, 0.0] + BAD_NON_NEGATIVE
-BAD_COUNT = BAD_POSITIVE + [1.5]
 BAD_FRACTION = BAD_POSITIVE + [1.01, 70]
-PROPS = settings(max_examples=200, deadline=None)
 
 # The seed's example, written out by hand: 8B params in BF16, 2000-token prompt, 0.3 GB KV
 # per request per step; 1000 TFLOPS at 50%, 3 TB/s at 70%.
@@ -37,10 +32,6 @@ def req():
 @pytest.fixture
 def gpu():
     return inf.teaching_gpu()
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- the teaching inputs come from the registry -------------------------------------------

@@ -4,22 +4,13 @@ Expected values are worked out by hand from the formulas and the cited documents
 whitepaper V1.04 Table 3, JEDEC releases, Micron, Intel's DDR5 speeds), never copied from the
 library's output.
 """
-import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from infra_lib import hardware as hw, memory
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_POSITIVE = [0, 0.0, -1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_COUNT = BAD_POSITIVE + [1.5]
-PROPS = settings(max_examples=200, deadline=None)
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
+from bad_values import BAD_POSITIVE, BAD_COUNT, PROPS, names
 
 
 # ---- HBM bandwidth -----------------------------------------------------------------------------

@@ -1,29 +1,19 @@
 """Tests for infra_lib.models: parameter counts, forward FLOPs per token, KV-cache bytes."""
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from infra_lib import models as m
+
+from bad_values import NOT_A_FINITE_NUMBER, BAD_NON_NEGATIVE, BAD_POSITIVE, BAD_COUNT, PROPS, names
 
 ROOT = Path(__file__).resolve().parents[1]
 # Measured on an H200 with a model built from the Llama-3-8B shape (independent script).
 MEASURED = json.loads((ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-11-29"
                        / "reality_check.json").read_text(encoding="utf-8"))
-
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_POSITIVE = [0, 0.0] + BAD_NON_NEGATIVE
-BAD_COUNT = BAD_POSITIVE + [1.5]
-PROPS = settings(max_examples=200, deadline=None)
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- Llama-3 shapes -----------------------------------------------------------------------

@@ -1,25 +1,17 @@
 """Tests for infra_lib.roofline: intensity, ridge point, attainable FLOP/s, which roof binds."""
 import math
-import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from infra_lib import roofline as r
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_POSITIVE = [0, 0.0] + BAD_NON_NEGATIVE
-PROPS = settings(max_examples=200, deadline=None)
+from bad_values import BAD_NON_NEGATIVE, BAD_POSITIVE, PROPS, names
+
 
 peaks = st.floats(1e9, 1e18)          # FLOP/s
 bandwidths = st.floats(1e6, 1e15)     # bytes/s
 intensities = st.floats(0, 1e7)       # FLOP per byte
-
-
-def names(param):
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- worked numbers -----------------------------------------------------------------------

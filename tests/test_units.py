@@ -1,23 +1,14 @@
 """Tests for infra_lib.units: bits vs bytes, SI vs binary prefixes, per direction vs total."""
-import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from infra_lib import units as u
 
-NAN, INF = float("nan"), float("inf")
-NOT_A_FINITE_NUMBER = [NAN, INF, -INF, True, False, "1", None]
-BAD_NON_NEGATIVE = [-1, -1e-9] + NOT_A_FINITE_NUMBER
-BAD_POSITIVE = [0, 0.0] + BAD_NON_NEGATIVE
-PROPS = settings(max_examples=200, deadline=None)
+from bad_values import NAN, BAD_NON_NEGATIVE, BAD_POSITIVE, PROPS, names
+
 # Up to 1e300 so that 8x or 2x of the input stays a finite float.
 finite_non_negative = st.floats(min_value=0, max_value=1e300, allow_nan=False, allow_infinity=False)
-
-
-def names(param):
-    """pytest.raises match: the message starts with the parameter's name."""
-    return rf"^{re.escape(param)}\b"
 
 
 # ---- prefix constants --------------------------------------------------------------------
