@@ -132,3 +132,78 @@ def decode_ceiling_tok_s(mem_bw_Bps: float, weight_B: float) -> float:
     """
     return (_check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
             / _check.positive("weight_B", weight_B, "bytes"))
+
+
+# ---- chapter 4: one row per generation, read from the registry -----------------------------
+
+from dataclasses import dataclass  # noqa: E402
+
+from . import hardware  # noqa: E402
+from . import specsheet  # noqa: E402
+
+
+@_check.finite
+def dense_bf16_flop_s(device: str) -> float:
+    """A device's dense BF16 Tensor Core peak: its ``peak_flop_s`` (dense) when the registry has
+    one, else its ``peak_flop_s_sparse`` aligned to dense (/ 2, :func:`infra_lib.specsheet.align`),
+    since NVIDIA prints only the sparse figure for H200 and Blackwell.
+
+    >>> dense_bf16_flop_s("h100_sxm5") / 1e12, dense_bf16_flop_s("h200_sxm") / 1e12
+    (989.4, 989.5)
+    """
+    specs = hardware.entry(_check.text("device", device)).specs
+    if "peak_flop_s" in specs:
+        return hardware.value(device, "peak_flop_s")
+    if "peak_flop_s_sparse" in specs:
+        return specsheet.align(hardware.value(device, "peak_flop_s_sparse"), "flop_s", sparse=True).value
+    raise KeyError(f"device {device!r} has no BF16 Tensor Core peak in the registry "
+                   f"(neither peak_flop_s nor peak_flop_s_sparse)")
+
+
+@dataclass(frozen=True)
+class GenerationRow:
+    """What a generation's published peak and bandwidth imply (dense BF16)."""
+    device: str
+    year: int
+    peak_flop_s: float
+    mem_bw_Bps: float
+    ridge_flop_per_B: float
+    bytes_per_flop: float
+    decode_8b_tok_s: float
+    decode_70b_tok_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+
+@_check.finite
+def generation_row(device: str, small_weight_B: float = 16e9, large_weight_B: float = 140e9) -> GenerationRow:
+    """Peak, bandwidth, ridge point (peak / bandwidth), bytes per FLOP and batch-1 decode
+    ceilings (bandwidth / weight bytes) for an 8B and a 70B model in BF16 (16 and 140 GB by default).
+
+    >>> r = generation_row("h100_sxm5")
+    >>> round(r.ridge_flop_per_B, 1), r.decode_8b_tok_s
+    (295.2, 209.5)
+    """
+    d = hardware.entry(_check.text("device", device))
+    peak, bw = dense_bf16_flop_s(device), hardware.value(device, "mem_bw_Bps")
+    return GenerationRow(device=device, year=int(d.year or 0), peak_flop_s=peak, mem_bw_Bps=bw,
+                         ridge_flop_per_B=ridge_point(peak, bw), bytes_per_flop=bytes_per_flop(bw, peak),
+                         decode_8b_tok_s=decode_ceiling_tok_s(bw, small_weight_B),
+                         decode_70b_tok_s=decode_ceiling_tok_s(bw, large_weight_B))
+
+
+@_check.finite
+def on_chip_sram_B(sm_count: int, registers_per_sm_B: float, l1_shared_per_sm_B: float, l2_B: float) -> float:
+    """On-chip SRAM = SMs x (register file + L1/shared memory) + L2.
+
+    H100 SXM5: 132 x (256 KiB + 256 KiB) + 50 MB = 119.2 MB (whitepaper V1.04: 65,536 32-bit
+    registers and 256 KB of L1/shared per SM, 50 MB L2).
+
+    >>> round(on_chip_sram_B(132, 256 * 1024, 256 * 1024, 50e6) / 1e6, 1)
+    119.2
+    """
+    return (_check.count("sm_count", sm_count, "SMs")
+            * (_check.non_negative("registers_per_sm_B", registers_per_sm_B, "bytes")
+               + _check.non_negative("l1_shared_per_sm_B", l1_shared_per_sm_B, "bytes"))
+            + _check.non_negative("l2_B", l2_B, "bytes"))

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import _check, generations, hardware, measurements, units
+from . import _check, generations, hardware, measurements, occupancy, units
 
 # A teaching assumption of chapter 3, not a measurement or a datasheet value: the time from a
 # load leaving an SM to its data coming back from HBM, under load. Unloaded HBM accesses on
@@ -143,22 +143,26 @@ class SMLimits:
 
 @_check.finite
 def warps_per_sm(registers_per_thread: int, limits: SMLimits | None = None) -> int:
-    """Resident warps per SM when registers are the limit: min(max_warps, registers // (r x 32)).
+    """Resident warps per SM when registers are the limit, as NVIDIA's occupancy calculator counts them.
 
-    ``limits`` defaults to the H100's (:meth:`SMLimits.from_registry`).
+    ``limits`` defaults to the H100's (:meth:`SMLimits.from_registry`). Each warp's registers are
+    rounded up to the allocation unit (256) and each of the 4 sub-partitions holds whole warps
+    (:func:`infra_lib.occupancy.warps_by_registers`, chapter 5):
+    min(max_warps, 4 x floor(registers / 4 / (ceil(r x 32 / 256) x 256))).
 
-    H100: 65,536 registers per SM; at 128 registers per thread a warp needs 4,096, so 16 fit.
-    (The hardware allocates registers in small chunks, so a real kernel can fit slightly fewer;
-    the CUDA occupancy calculator gives the exact figure.)
+    H100: 65,536 registers per SM; at 128 registers per thread a warp needs 4,096, so 16 fit; at
+    96, 3,072 each, 5 per sub-partition, 20 (plain division would say 21).
 
-    >>> warps_per_sm(32), warps_per_sm(128), warps_per_sm(255)
-    (64, 16, 8)
+    >>> warps_per_sm(32), warps_per_sm(96), warps_per_sm(128), warps_per_sm(255)
+    (64, 20, 16, 8)
     """
     lim = SMLimits.from_registry() if limits is None else limits
     r = _check.count("registers_per_thread", registers_per_thread, "registers")
     if r > lim.max_registers_per_thread:
         raise ValueError(f"registers_per_thread must be at most {lim.max_registers_per_thread}, got {r}")
-    return min(lim.max_warps, lim.registers // (r * lim.warp_size))
+    cc = occupancy.limits("9.0")
+    per_warp = -(-r * lim.warp_size // cc.register_unit) * cc.register_unit
+    return min(lim.max_warps, cc.warp_granularity * (lim.registers // cc.warp_granularity // per_warp))
 
 
 @_check.finite

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 from . import _check
 
+MLPS = ("swiglu", "gelu")
+NORMS = ("rmsnorm", "layernorm")
+
 
 @_check.finite
 def forward_flops_per_token(n_params: float, n_layers: int = 0, n_ctx: float = 0, d_model: int = 0) -> float:
@@ -67,7 +70,19 @@ def kv_B_per_token(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_valu
 
 @dataclass(frozen=True)
 class ModelShape:
-    """A decoder-only transformer with SwiGLU FFN and grouped-query attention.
+    """A decoder-only transformer: grouped-query attention and a SwiGLU FFN by default.
+
+    Beyond Llama (fields with defaults, so the Llama shapes are unchanged):
+
+    - ``mlp="gelu"``: a non-gated MLP of two matrices, d_model -> d_ff -> d_model (GPT-2, GPT-3,
+      OPT), instead of SwiGLU's three (gate, up, down);
+    - ``norm="layernorm"``: LayerNorm with a gain and a bias (2 d_model per norm) instead of
+      RMSNorm's gain (d_model);
+    - ``bias=True``: biases on every linear layer (GPT-2, GPT-3, OPT);
+    - ``n_positions``: learned position embeddings (GPT-2/GPT-3; 0 for rotary);
+    - ``n_experts``, ``experts_per_token``: a mixture of experts (Mixtral): every layer has
+      ``n_experts`` FFNs and a router, and each token uses ``experts_per_token`` of them, so the
+      total parameters (all stored) exceed the active ones (used per token).
 
     ``source`` says where the shape comes from.
     """
@@ -81,6 +96,12 @@ class ModelShape:
     head_dim: int = 0          # 0 means d_model // n_heads
     tied_embeddings: bool = False
     source: str = ""
+    mlp: str = "swiglu"
+    norm: str = "rmsnorm"
+    bias: bool = False
+    n_positions: int = 0
+    n_experts: int = 1
+    experts_per_token: int = 1
 
     def __post_init__(self) -> None:
         _check.fields(self)
@@ -95,24 +116,58 @@ class ModelShape:
             object.__setattr__(self, "head_dim", self.d_model // self.n_heads)
         else:
             _check.count("head_dim", self.head_dim)
+        _check.choice("mlp", self.mlp, MLPS)
+        _check.choice("norm", self.norm, NORMS)
+        _check.count("n_positions", self.n_positions, "positions", minimum=0)
+        _check.count("n_experts", self.n_experts, "experts")
+        _check.count("experts_per_token", self.experts_per_token, "experts")
+        if self.experts_per_token > self.n_experts:
+            raise ValueError(f"experts_per_token ({self.experts_per_token}) must be at most "
+                             f"n_experts ({self.n_experts})")
+
+    def _expert_params(self) -> int:
+        """One FFN: SwiGLU 3 d d_ff, GELU 2 d d_ff, plus biases (d_ff + d for GELU, 2 d_ff + d for SwiGLU)."""
+        d, f = self.d_model, self.d_ff
+        if self.mlp == "gelu":
+            return 2 * d * f + ((f + d) if self.bias else 0)
+        return 3 * d * f + ((2 * f + d) if self.bias else 0)
+
+    def param_breakdown(self) -> dict[str, int]:
+        """Parameters by component (all experts counted): embedding, positions, attention,
+        mlp, router, norms, lm_head. Their sum is ``n_params``.
+
+        GPT-2 small (12 layers, d 768, vocab 50,257, 1,024 positions, tied): 124,439,808.
+        """
+        d, hd, L = self.d_model, self.head_dim, self.n_layers
+        attn = d * self.n_heads * hd * 2 + d * self.n_kv_heads * hd * 2
+        if self.bias:
+            attn += self.n_heads * hd + 2 * self.n_kv_heads * hd + d
+        per_norm = 2 * d if self.norm == "layernorm" else d
+        router = d * self.n_experts if self.n_experts > 1 else 0
+        return {"embedding": self.vocab * d, "positions": self.n_positions * d,
+                "attention": L * attn, "mlp": L * self.n_experts * self._expert_params(),
+                "router": L * router, "norms": (2 * L + 1) * per_norm,
+                "lm_head": 0 if self.tied_embeddings else self.vocab * d}
 
     @property
     def n_params(self) -> int:
-        """Weights of embeddings, attention (Q, K, V, O), SwiGLU FFN (3 matrices), RMSNorms, LM head."""
-        d, hd = self.d_model, self.head_dim
-        attn = d * self.n_heads * hd * 2 + d * self.n_kv_heads * hd * 2
-        ffn = 3 * d * self.d_ff
-        per_layer = attn + ffn + 2 * d
-        embed = self.vocab * d
-        return self.n_layers * per_layer + d + embed * (1 if self.tied_embeddings else 2)
+        """All stored weights: embeddings, attention (Q, K, V, O), FFNs (every expert), norms, LM head."""
+        return sum(self.param_breakdown().values())
+
+    @property
+    def n_active_params(self) -> int:
+        """Weights one token uses: ``n_params`` less the experts it skips (equal for a dense model)."""
+        idle = self.n_layers * (self.n_experts - self.experts_per_token) * self._expert_params()
+        return self.n_params - idle
 
     def weight_B(self, bytes_per_param: float = 2) -> float:
         """Bytes of weights at ``bytes_per_param`` (2 for BF16)."""
         return self.n_params * _check.positive("bytes_per_param", bytes_per_param, "bytes")
 
     def flops_per_token(self, n_ctx: float = 0) -> float:
-        """Forward FLOPs per token at context ``n_ctx``: 2N + 2 n_layer n_ctx d_model."""
-        return forward_flops_per_token(self.n_params, self.n_layers, n_ctx, self.d_model)
+        """Forward FLOPs per token at context ``n_ctx``: 2N + 2 n_layer n_ctx d_model, N the
+        active parameters (a mixture of experts runs only its chosen experts)."""
+        return forward_flops_per_token(self.n_active_params, self.n_layers, n_ctx, self.d_model)
 
     def kv_B_per_token(self, bytes_per_value: float = 2) -> float:
         """KV-cache bytes per token of context."""
@@ -126,8 +181,26 @@ LLAMA3_8B = ModelShape("Llama-3-8B", n_layers=32, d_model=4096, n_heads=32, n_kv
 LLAMA3_70B = ModelShape("Llama-3-70B", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
                         d_ff=28672, vocab=128256, source=_LLAMA3_SRC)
 
+GPT2_SMALL = ModelShape("GPT-2 small", n_layers=12, d_model=768, n_heads=12, n_kv_heads=12, d_ff=3072,
+                        vocab=50257, tied_embeddings=True, mlp="gelu", norm="layernorm", bias=True,
+                        n_positions=1024,
+                        source="Radford et al. 2019, GPT-2 (124M released checkpoint, config.json)")
+GPT3_175B = ModelShape("GPT-3 175B", n_layers=96, d_model=12288, n_heads=96, n_kv_heads=96, d_ff=4 * 12288,
+                       vocab=50257, tied_embeddings=True, mlp="gelu", norm="layernorm", bias=True,
+                       n_positions=2048,
+                       source="Brown et al. 2020, 'Language Models are Few-Shot Learners', Table 2.1; "
+                              "GPT-2 vocabulary and tied embeddings (section 2.1)")
+MIXTRAL_8X7B = ModelShape("Mixtral 8x7B", n_layers=32, d_model=4096, n_heads=32, n_kv_heads=8, d_ff=14336,
+                          vocab=32000, n_experts=8, experts_per_token=2,
+                          source="Jiang et al. 2024, 'Mixtral of Experts', Table 1 (46.7B total, "
+                                 "12.9B active parameters, section 2.1)")
+
 # The seed's teaching model: "8B parameters" exactly (a teaching assumption), with
 # Llama-3-8B's layer count and width for the attention term and the KV cache.
 TEACHING_8B_PARAMS = 8e9
 TEACHING_8B_SHAPE = LLAMA3_8B
 PRESETS: dict[str, ModelShape] = {"llama-3-8b": LLAMA3_8B, "llama-3-70b": LLAMA3_70B}
+SHAPES: dict[str, ModelShape] = {"gpt-2-small": GPT2_SMALL, "llama-3-8b": LLAMA3_8B,
+                                 "mixtral-8x7b": MIXTRAL_8X7B, "llama-3-70b": LLAMA3_70B,
+                                 "gpt-3-175b": GPT3_175B}
+"""Every shape defined here, smallest first (PRESETS keeps the two Llama shapes chapters 0-3 use)."""

@@ -19,11 +19,22 @@ from matplotlib.figure import Figure
 
 import infra_lib
 from infra_lib import cpu, fab, figures, formats, gpu, i18n, inference, interconnect, measurements
+from infra_lib import autoscale, scheduling
+import infra_lib.figures.clusters  # noqa: F401  (chapter 8; makes figures.clusters an attribute)
+import infra_lib.figures.frameworks  # noqa: F401  (chapter 7; makes figures.frameworks an attribute)
+import infra_lib.figures.generations  # noqa: F401  (chapter 4; makes figures.generations an attribute)
+from infra_lib import generations as gen4
+from infra_lib import framework
+import infra_lib.figures.performance  # noqa: F401  (chapter 6; makes figures.performance an attribute)
+from infra_lib import decode_model
+import infra_lib.figures.cuda  # noqa: F401  (chapter 5; makes figures.cuda an attribute)
+from infra_lib import cuda
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES_DIR = ROOT / "infra_lib" / "figures"
 TOPICS = [figures.roofline, figures.inference, figures.interconnect, figures.fab, figures.memory,
-          figures.cpu, figures.gpu, figures.formats]
+          figures.cpu, figures.gpu, figures.formats, figures.clusters, figures.generations,
+          figures.frameworks, figures.performance, figures.cuda]
 
 GENS = [("HBM2 (JEDEC)", 1024, 2.4e9), ("HBM4 (JEDEC)", 2048, 8e9)]
 GPUS = [("H100", 5, 1024, 5.238e9), ("B200", 8, 1024, 7.52e9)]
@@ -42,6 +53,24 @@ def _quant(lang):
 LIN, LOG, LOG2 = "linear", "log", "log2"
 # name: (builder(lang) -> Figure, [(x scale, y scale) of each Axes, in order])
 FIGURES = {
+    "performance.measured_roofline": (lambda lang: figures.performance.measured_roofline(
+        measurements.load()["matmul_roofline"], decode_model.efficiencies(), 989e12, 4.8e12, lang), [(LOG, LOG)]),
+    "performance.model_errors": (lambda lang: figures.performance.model_errors(
+        decode_model.predictions(), decode_model.predictions(overlap=True), 0.05, lang), [(LIN, LIN)]),
+    "generations.peak_vs_bandwidth": (lambda lang: figures.generations.peak_vs_bandwidth(
+        [gen4.generation_row(d) for d in ("v100_sxm2", "h100_sxm5", "b200_hgx")], ["V100", "H100", "B200"], lang),
+        [(LOG, LOG)]),
+    "generations.ridge_over_time": (lambda lang: figures.generations.ridge_over_time(
+        [gen4.generation_row(d) for d in ("v100_sxm2", "h100_sxm5", "b200_hgx")], ["V100", "H100", "B200"], lang),
+        [(LIN, LIN)]),
+    "frameworks.graph_savings": (lambda lang: figures.frameworks.graph_savings(
+        framework.h200_graph_savings(), lang), [(LIN, LIN)]),
+    "frameworks.zero_memory": (lambda lang: figures.frameworks.zero_memory(
+        70e9, [1, 2, 4, 8, 16, 32, 64], 20e9, 141e9, lang), [(LOG2, LOG)]),
+    "clusters.gang_steps": (lambda lang: figures.clusters.gang_steps(
+        scheduling.simulate(96, 64), scheduling.simulate(96, 64, gang=True), 64, lang), [(LIN, LIN), (LIN, LIN)]),
+    "clusters.burst": (lambda lang: figures.clusters.burst(
+        autoscale.simulate_burst(10, 30, 2, 16, 66), 16, 2, lang), [(LIN, LIN), (LIN, LIN)]),
     "roofline.accelerator": (lambda lang: figures.roofline.accelerator(
         inference.teaching_gpu(), [("prefill", 2000), ("decode", 1)], lang), [(LOG, LOG)]),
     "roofline.machines": (lambda lang: figures.roofline.machines(
@@ -83,6 +112,15 @@ FIGURES = {
         gpu.h200_copy_by_working_set(), gpu.h200_strided_loads(), 60 * 2 ** 20, 4.8e12, 530e9, lang,
         gpu.launch_bound(gpu.h200_copy_by_working_set())), [(LOG2, LIN), (LOG2, LIN)]),
     "formats.block_scaling_error": (_quant, [(LOG2, LIN)]),
+    "cuda.coalescing": (lambda lang: figures.cuda.coalescing(
+        cuda.strided_against_sectors(gpu.h200_strided_loads()), lang), [(LOG2, LIN)]),
+    "cuda.tiling": (lambda lang: figures.cuda.tiling([8, 16, 32, 64, 128], 206.0, lang), [(LOG2, LOG)]),
+    "cuda.streams": (lambda lang: figures.cuda.streams(cuda.stream_timeline(1, 3, 2, 1),
+                                                       cuda.stream_timeline(4, 0.75, 0.5, 0.25), lang),
+                     [(LIN, LIN), (LIN, LIN)]),
+    "cuda.matmul_roofline": (lambda lang: figures.cuda.matmul_roofline(
+        cuda.measured_matmul_roofline(), 989.5e12, 1979e12, 4.8e12, cuda.measured_matmul_peaks_flop_s(), lang),
+        [(LOG, LOG)]),
 }
 
 

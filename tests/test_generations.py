@@ -119,3 +119,34 @@ def test_positives_reject_bad_input(param, call, bad):
 def test_counts_reject_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
         call(bad)
+
+
+# ---- chapter 4: rows per generation from the registry ---------------------------------------
+
+def test_dense_peak_aligns_sparse_only_datasheets():
+    from infra_lib import generations as g
+    assert g.dense_bf16_flop_s("h100_sxm5") == 989.4e12          # dense in the whitepaper
+    assert g.dense_bf16_flop_s("h200_sxm") == 1979e12 / 2         # product page prints sparse only
+    assert g.dense_bf16_flop_s("b200_hgx") == 4.5e15 / 2
+
+
+def test_generation_row_by_hand():
+    from infra_lib import generations as g
+    r = g.generation_row("b200_hgx")
+    assert r.ridge_flop_per_B == pytest.approx(2.25e15 / 7.7e12)
+    assert r.bytes_per_flop == pytest.approx(7.7e12 / 2.25e15)
+    assert r.decode_8b_tok_s == pytest.approx(7.7e12 / 16e9)
+    assert r.decode_70b_tok_s == pytest.approx(7.7e12 / 140e9)
+    assert r.year == 2024
+
+
+def test_on_chip_sram_h100():
+    from infra_lib import generations as g
+    # 132 SMs x (65,536 x 4 B registers + 256 KiB L1/shared) + 50 MB L2
+    assert g.on_chip_sram_B(132, 65536 * 4, 256 * 1024, 50e6) == 132 * 2 * 262144 + 50e6
+
+
+def test_a_device_without_a_bf16_peak_is_named():
+    from infra_lib import generations as g
+    with pytest.raises(KeyError, match="rubin_vr200"):
+        g.dense_bf16_flop_s("rubin_vr200")

@@ -40,7 +40,7 @@ def raw_specs():
 # The layout: one file per product family, non-devices in files of their own kind.
 FAMILY_FILE = {"volta": "nvidia_volta.toml", "ampere": "nvidia_ampere.toml", "hopper": "nvidia_hopper.toml",
                "blackwell": "nvidia_blackwell.toml", "grace": "nvidia_grace.toml",
-               "sapphire_rapids": "intel_xeon.toml"}
+               "sapphire_rapids": "intel_xeon.toml", "rubin": "nvidia_rubin.toml"}
 CATEGORY_FILE = {"memory_standard": "hbm.toml", "process": "manufacturing.toml", "fab": "manufacturing.toml",
                  "packaging": "manufacturing.toml", "software": "software.toml", "assumption": "teaching.toml"}
 
@@ -206,14 +206,14 @@ def test_device_names():
 def test_devices_are_the_products_oldest_first():
     assert [d.key for d in hw.devices()] == [
         "v100_sxm2", "a100_sxm4_40gb", "grace", "h100_sxm5", "h100_pcie", "xeon_8480c", "h200_sxm",
-        "b200_hgx", "b300_gpu"]
+        "b200_hgx", "b300_gpu", "rubin_vr200"]
 
 
 def test_nvidia_gpu_generations_for_chapter_4():
     gens = [(d.family, d.key) for d in hw.devices() if d.vendor == "nvidia" and d.family != "grace"]
     assert gens == [("volta", "v100_sxm2"), ("ampere", "a100_sxm4_40gb"), ("hopper", "h100_sxm5"),
                     ("hopper", "h100_pcie"), ("hopper", "h200_sxm"), ("blackwell", "b200_hgx"),
-                    ("blackwell", "b300_gpu")]
+                    ("blackwell", "b300_gpu"), ("rubin", "rubin_vr200")]
 
 
 def test_devices_of_one_family_and_category():
@@ -225,7 +225,7 @@ def test_devices_of_one_family_and_category():
     assert [d.key for d in hw.devices(category="memory_standard")] == [
         "hbm2_jesd235b", "hbm3_jesd238", "hbm3e_micron", "hbm4_jesd270"]
     assert {d.key for d in hw.devices(category="assumption")} == {
-        "teaching_gpu", "teaching_request", "fab_teaching", "cpu_teaching"}
+        "teaching_gpu", "teaching_request", "fab_teaching", "cpu_teaching", "cluster_teaching"}
 
 
 def test_non_devices_say_what_they_are():
@@ -259,7 +259,8 @@ def test_a_non_device_is_read_the_same_way():
 def test_a_loop_over_generations_reads_a_common_spec():
     bw = {d.key: d.value("mem_bw_Bps") for d in hw.devices() if d.vendor == "nvidia" and "mem_bw_Bps" in d.specs}
     assert bw == {"v100_sxm2": 900e9, "a100_sxm4_40gb": 1555e9, "grace": 512e9, "h100_sxm5": 3352e9,
-                  "h200_sxm": 4.8e12, "b200_hgx": 7.7e12, "b300_gpu": 8e12}
+                  "h200_sxm": 4.8e12, "b200_hgx": 7.7e12, "b300_gpu": 8e12,
+                  "rubin_vr200": 22e12}
 
 
 @pytest.mark.parametrize("call, wrong, right", [

@@ -218,3 +218,44 @@ def test_attention_term_both_counting_conventions():
     for bad in (0, 3, True, 1.5):
         with pytest.raises(ValueError, match="matmuls"):
             m.attention_flops_per_token(32, 2000, 4096, matmuls=bad)
+
+
+# ---- beyond Llama: GELU MLPs and mixtures of experts (chapter 4) -----------------------------
+
+def test_gpt2_small_matches_the_released_checkpoint():
+    # 12 x (12 d^2 + 13 d) + vocab d + 1,024 d + 2 d, d = 768: the 124,439,808 of the checkpoint
+    d = 768
+    assert m.GPT2_SMALL.n_params == 12 * (12 * d * d + 13 * d) + 50257 * d + 1024 * d + 2 * d == 124_439_808
+
+
+def test_gpt3_175b_is_175_billion():
+    d = 12288
+    expected = 96 * (12 * d * d + 13 * d) + 50257 * d + 2048 * d + 2 * d
+    assert m.GPT3_175B.n_params == expected
+    assert expected == pytest.approx(175e9, rel=0.005)      # Brown et al. 2020, Table 2.1
+
+
+def test_mixtral_total_and_active_match_the_paper():
+    # Jiang et al. 2024: 46.7B total, 12.9B active (2 of 8 experts)
+    assert m.MIXTRAL_8X7B.n_params == pytest.approx(46.7e9, rel=0.001)
+    assert m.MIXTRAL_8X7B.n_active_params == pytest.approx(12.9e9, rel=0.002)
+    expert = 3 * 4096 * 14336
+    assert m.MIXTRAL_8X7B.n_params - m.MIXTRAL_8X7B.n_active_params == 32 * 6 * expert
+
+
+def test_breakdown_sums_to_total_and_dense_models_are_all_active():
+    for shape in m.SHAPES.values():
+        assert sum(shape.param_breakdown().values()) == shape.n_params
+    assert m.LLAMA3_70B.n_active_params == m.LLAMA3_70B.n_params
+    assert m.LLAMA3_70B.param_breakdown()["mlp"] == 80 * 3 * 8192 * 28672
+
+
+def test_moe_flops_use_active_parameters():
+    assert m.MIXTRAL_8X7B.flops_per_token() == 2 * m.MIXTRAL_8X7B.n_active_params
+
+
+@pytest.mark.parametrize("kw", [{"mlp": "relu"}, {"norm": "batchnorm"}, {"n_experts": 0},
+                                {"n_experts": 2, "experts_per_token": 3}])
+def test_bad_new_fields_are_named(kw):
+    with pytest.raises((ValueError, KeyError), match="|".join(kw)):
+        replace(m.LLAMA3_8B, **kw)

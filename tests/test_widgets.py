@@ -20,7 +20,8 @@ from infra_lib.widgets import panel as P
 from widget_checks import assert_names_control, text_of
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPICS = ("request", "wafer", "launch", "latency")
+TOPICS = ("request", "wafer", "launch", "latency", "planner", "occupancy", "model_check", "training_memory",
+          "autoscale")
 
 
 def topic(name):

@@ -99,6 +99,8 @@ def english_in_formulas(md):
 @pytest.mark.parametrize("page", ZH_PAGES, ids=IDS)
 def test_one_term_per_concept(page):
     text = prose_text(page)
+    if page.name == "glossary.md":      # the glossary glosses each term with its English name on purpose
+        text = re.sub(r"（[^（）]*(?:（[^（）]*）[^（）]*)*）$", "", text, flags=re.M)
     problems = []
     for concept, (chosen, rejected) in TERMS.items():
         for pattern in rejected:

@@ -29,6 +29,8 @@ def add_twin_link(app, pagename, templatename, context, doctree):
     context["twin_url"] = posixpath.join(*([".."] * depth), other, target + ".html")
     context["twin_label"] = label
     context["twin_lang"] = "zh-CN" if other == "zh" else "en"
+    context["downloads_url"] = posixpath.join(*([".."] * depth), "downloads")   # the PDF and EPUB of each edition
+    context["edition"] = here
     if pagename.startswith("notebooks/"):          # a chapter: its executed notebook lies beside it
         context["ipynb_url"] = pagename.rsplit("/", 1)[-1] + ".ipynb"
         context["ipynb_title"] = IPYNB_TITLE[here]

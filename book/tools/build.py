@@ -4,6 +4,8 @@
     python book/tools/build.py --strict   # clean, all pages, nitpicky (tests)
     python book/tools/build.py --lang en  # one edition only; -v echoes Sphinx's output
     COURSE_BUILD_DIR=/tmp/mybuild python book/tools/build.py   # build somewhere else
+    COURSE_TOC=/tmp/my_toc.yml COURSE_BUILD_DIR=/tmp/mybuild python book/tools/build.py
+                                          # a private build of some pages (a chapter in progress)
 
 Nothing breaks quietly: warnings are errors in every build, a cell that raises, a glue key no
 cell glued or a page that fails to execute stops the build (exit status 1) and nothing of that
@@ -35,6 +37,7 @@ import bundle  # noqa: E402  (book/tools/bundle.py)
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "_build")).resolve()   # override: a private build
 SITE = BUILD / "site"
+TOC = Path(os.environ.get("COURSE_TOC", ROOT / "_toc.yml")).resolve()       # override: a private table
 EDITIONS = ("en", "zh")
 
 
@@ -58,7 +61,7 @@ def merge(base, extra):
 def edition_config(lang):
     """The Jupyter Book config and toc of one edition, as dicts."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
     if lang == "zh":
         overrides = yaml.safe_load((ROOT / "book/zh/config-overrides.yml").read_text(encoding="utf-8"))
         captions = overrides.pop("toc_captions", {})
@@ -364,6 +367,12 @@ def main(argv=None):
     if set(args.lang or EDITIONS) == set(EDITIONS):
         print(f"[build] reader's bundle: {bundle.make_bundle(SITE / 'downloads', BUILD)}")
         copy_notebook_downloads()
+        import epub, pdf                    # book/tools: both read this module's config and site
+        for lang in EDITIONS:
+            path, formulas = epub.make_epub(lang)
+            print(f"[build] EPUB: {path} ({formulas} formulas as MathML)", flush=True)
+        for path, count in pdf.make_pdfs():
+            print(f"[build] PDF: {path} ({count} pages of the course)", flush=True)
     print(f"[build] site: {SITE / 'index.html'}")
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the build and the tests need, or reuse what is already there:
-#   system packages  Chromium (browser tests) and Noto CJK fonts (Chinese figure labels)
+#   system packages  Chromium (browser tests, PDF), Noto CJK fonts (Chinese figure labels),
+#                    EPUBCheck and poppler-utils (checking the EPUB and PDF downloads)
 #   .venv            Python packages pinned in requirements.txt, plus infra_lib (editable)
 #   book/_static/vendor  MathJax, require.js and the widget manager, served by the site itself
 # Safe to run again: each step is skipped when its stamp says it is up to date.
@@ -13,6 +14,8 @@ PYTHON_ONLY=0; [ "${1:-}" = "--python-only" ] && PYTHON_ONLY=1
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need_apt+=(fonts-noto-cjk)
+[ -x /usr/bin/epubcheck ] || need_apt+=(epubcheck)        # validates the EPUB of each edition
+[ -x /usr/bin/pdftotext ] || need_apt+=(poppler-utils)    # reads the PDF of each edition back in the tests
 if [ ${#need_apt[@]} -gt 0 ] && [ "$PYTHON_ONLY" = 0 ]; then
   echo "[setup] installing Debian packages: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -1,0 +1,132 @@
+"""Print each edition of the built site to one PDF: `site/downloads/ai-infra-course-<lang>.pdf`.
+
+    python book/tools/pdf.py --lang en       # after book/tools/build.py
+
+Chromium (Debian's, through Playwright) opens the edition's first page from a local server, appends
+every other page of the table of contents to it in reading order, and prints the result with the
+print stylesheet of book/_static/course.css. Before printing: links between pages become links
+inside the document (ids get a per-page prefix so they stay unique), links to files that are not
+in the PDF lose their target, folded answers are opened, folded code stays hidden, and each widget
+cell is replaced by a note saying where it runs. Nothing is fetched from outside 127.0.0.1.
+"""
+import argparse
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build  # noqa: E402  (book/tools/build.py)
+
+SITE = build.SITE
+NAME = "ai-infra-course"
+CHROMIUM = "/usr/bin/chromium"
+NOTE = {"en": "Interactive in Jupyter: download this chapter's notebook from the website to move the sliders.",
+        "zh": "这里的滑块要在 Jupyter 里运行：从网站下载本章的 notebook 即可。"}
+FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#666">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+ASSEMBLE = r"""
+async ({pages, lang, note}) => {
+  const origin = location.origin;
+  const pageUrl = p => `${origin}/${lang}/${p}.html`;
+  const known = new Map(pages.map((p, i) => [pageUrl(p), i]));
+  const main = document.querySelector('article.bd-article');
+  const parts = [main];
+  for (const p of pages.slice(1)) {
+    const html = await (await fetch(pageUrl(p))).text();
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    const art = doc.querySelector('article.bd-article');
+    const box = document.createElement('div');
+    box.className = 'course-print-page';
+    box.append(...art.childNodes);
+    main.parentNode.appendChild(box);
+    parts.push(box);
+  }
+  parts.forEach((art, i) => {
+    const base = pageUrl(pages[i]);
+    art.querySelectorAll('[id]').forEach(el => { el.id = `p${i}-${el.id}`; });
+    const top = document.createElement('span'); top.id = `p${i}-top`; art.prepend(top);
+    art.querySelectorAll('img[src]').forEach(img => { img.src = new URL(img.getAttribute('src'), base).href; });
+    art.querySelectorAll('a[href]').forEach(a => {
+      const url = new URL(a.getAttribute('href'), base);
+      if (url.origin !== origin) return;                      // the web: keep
+      const j = known.get(url.origin + url.pathname);
+      if (j === undefined) { a.removeAttribute('href'); return; }   // a download: not in the PDF
+      a.setAttribute('href', '#p' + j + '-' + (url.hash ? decodeURIComponent(url.hash.slice(1)) : 'top'));
+    });
+    art.querySelectorAll('.toggle-hidden').forEach(el => el.classList.remove('toggle-hidden'));
+    art.querySelectorAll('button.toggle-button').forEach(el => el.remove());
+    art.querySelectorAll('.cell.tag_skip-execution').forEach(el => el.remove());
+    art.querySelectorAll('.local-only').forEach(el => {
+      const p = document.createElement('p'); p.className = 'course-print-note'; p.textContent = note;
+      el.replaceWith(p);
+    });
+  });
+  if (window.courseLoadMath) {
+    window.courseLoadMath();
+    for (let k = 0; k < 200 && !(window.MathJax && MathJax.typesetPromise && MathJax.startup && MathJax.startup.promise); k++)
+      await new Promise(r => setTimeout(r, 50));
+    if (window.MathJax && MathJax.typesetPromise) { await MathJax.startup.promise; await MathJax.typesetPromise(); }
+  }
+  return parts.length;
+}
+"""
+
+
+def pdf_path(lang):
+    return SITE / "downloads" / f"{NAME}-{lang}.pdf"
+
+
+def page_names(lang):
+    _, toc = build.edition_config(lang)
+    return [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def make_pdf(lang, playwright):
+    """Print one edition; returns (path, pages of the course printed)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    try:
+        page = browser.new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(origin)
+                   else route.abort())
+        pages = page_names(lang)
+        page.goto(f"{origin}/{lang}/{pages[0]}.html", wait_until="load")
+        count = page.evaluate(ASSEMBLE, {"pages": pages, "lang": lang, "note": NOTE[lang]})
+        page.wait_for_load_state("networkidle")
+        page.emulate_media(media="print")
+        path = pdf_path(lang)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.pdf(path=str(path), format="A4", print_background=True, prefer_css_page_size=True,
+                 display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
+        return path, count
+    finally:
+        browser.close()
+        server.shutdown()
+
+
+def make_pdfs(langs=build.EDITIONS):
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        return [make_pdf(lang, p) for lang in langs]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lang", choices=build.EDITIONS, action="append")
+    args = parser.parse_args(argv)
+    for path, count in make_pdfs(args.lang or build.EDITIONS):
+        print(f"[pdf] {path} ({path.stat().st_size / 1e6:,.1f} MB, {count} pages of the course)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Occupancy: how many warps of a kernel fit on one SM, and which resource stops more.
+
+The same arithmetic as NVIDIA's CUDA Occupancy Calculator (the spreadsheet, now part of Nsight
+Compute) and its header ``cuda_occupancy.h``, which ``cudaOccupancyMaxActiveBlocksPerMultiprocessor``
+follows. Four limits, each a number of resident blocks per SM; the smallest wins:
+
+- warps: floor(max warps per SM / warps per block), warps per block = ceil(threads / 32);
+- registers: registers are allocated per warp, in units of 256 ("register allocations are rounded
+  up to the nearest 256 registers per warp", CUDA C++ Best Practices Guide, section 11.1.1
+  "Calculating Occupancy"), and each of the SM's sub-partitions holds whole warps
+  (``cuda_occupancy.h``; the spreadsheet's "warp allocation granularity"):
+  warps = granularity x floor(registers per SM / granularity / registers per warp), then blocks =
+  floor(warps / warps per block);
+- shared memory: (shared memory per block + the per-block reservation) rounded up to the
+  allocation unit, then floor(shared memory per SM / that);
+- blocks: the SM's limit on resident blocks.
+
+The limits per compute capability are data (:data:`LIMITS`), each from the CUDA C++ Programming
+Guide's "Compute Capabilities" table (Technical Specifications per Compute Capability), the
+allocation units and granularities from ``cuda_occupancy.h``. Chapter 5 uses them.
+
+The Guide's own worked examples come out exactly (see :data:`WORKED_EXAMPLES`).
+"""
+from dataclasses import dataclass
+
+from . import _check
+
+WARP_SIZE = 32
+
+SOURCE_TABLE = ("NVIDIA, CUDA C++ Programming Guide, Compute Capabilities: Technical Specifications per "
+                "Compute Capability (resident warps, blocks, registers, shared memory per SM and per block, "
+                "1 KB reserved per block on 8.x and 9.0)")
+SOURCE_UNITS = ("NVIDIA, cuda_occupancy.h (CUDA Toolkit): register allocation unit 256, shared-memory "
+                "allocation unit 128 bytes from 7.0 on (256 before), sub-partitions 4 (2 on 6.0)")
+
+KiB = 1024
+
+
+@dataclass(frozen=True)
+class CCLimits:
+    """What one SM of a compute capability can hold, and how it allocates it."""
+    cc: str
+    max_warps: int                   # resident warps per SM
+    max_blocks: int                  # resident blocks per SM
+    registers: int                   # 32-bit registers per SM
+    max_registers_per_block: int
+    max_registers_per_thread: int
+    register_unit: int               # registers per warp are rounded up to a multiple of this
+    warp_granularity: int            # warps are allocated to sub-partitions in groups of this size
+    smem_per_sm_B: int               # shared memory per SM, at the largest carveout
+    max_smem_per_block_B: int        # largest a block can ask for (opt-in)
+    smem_unit_B: int                 # shared memory per block is rounded up to a multiple of this
+    reserved_smem_per_block_B: int   # system use, per resident block
+    max_threads_per_block: int = 1024
+    warp_size: int = WARP_SIZE
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def max_threads(self) -> int:
+        return self.max_warps * self.warp_size
+
+
+def _cc(cc: str, warps: int, blocks: int, smem_kib: int, smem_block_kib: int, reserved_kib: int,
+        smem_unit: int = 128, parts: int = 4) -> CCLimits:
+    return CCLimits(cc, warps, blocks, 65536, 65536, 255, 256, parts, smem_kib * KiB, smem_block_kib * KiB,
+                    smem_unit, reserved_kib * KiB)
+
+
+# Rows of the Programming Guide's table (shared memory at the largest carveout); 6.0 is there for
+# the Guide's own example "for devices of compute capability 6.x".
+LIMITS: dict[str, CCLimits] = {
+    "6.0": _cc("6.0", 64, 32, 64, 48, 0, smem_unit=256, parts=2),
+    "7.0": _cc("7.0", 64, 32, 96, 96, 0),
+    "7.5": _cc("7.5", 32, 16, 64, 64, 0),
+    "8.0": _cc("8.0", 64, 32, 164, 163, 1),
+    "8.6": _cc("8.6", 48, 16, 100, 99, 1),
+    "8.9": _cc("8.9", 48, 24, 100, 99, 1),
+    "9.0": _cc("9.0", 64, 32, 228, 227, 1),
+}
+
+RESOURCES = ("warps", "registers", "shared_memory", "blocks")
+
+
+def limits(cc: str = "9.0") -> CCLimits:
+    """The limits of compute capability ``cc`` ('7.0', '8.0', '9.0', ...).
+
+    >>> limits("9.0").smem_per_sm_B // 1024, limits("8.6").max_warps
+    (228, 48)
+    """
+    return _check.lookup("cc", cc, LIMITS, "compute capability")
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+@_check.finite
+def registers_per_warp(registers_per_thread: int, cc: str = "9.0") -> int:
+    """Registers allocated to one warp: registers per thread x 32, rounded up to a multiple of 256.
+
+    Equation eq-occ-registers in chapter 5. 37 registers: 1,184, allocated 1,280.
+
+    >>> registers_per_warp(37), registers_per_warp(64), registers_per_warp(65)
+    (1280, 2048, 2304)
+    """
+    lim = limits(cc)
+    r = _check.count("registers_per_thread", registers_per_thread, "registers")
+    if r > lim.max_registers_per_thread:
+        raise ValueError(f"registers_per_thread must be at most {lim.max_registers_per_thread} on compute "
+                         f"capability {lim.cc}, got {r}")
+    return _round_up(r * lim.warp_size, lim.register_unit)
+
+
+@_check.finite
+def warps_by_registers(registers_per_thread: int, cc: str = "9.0") -> int:
+    """Warps whose registers fit on one SM: granularity x floor(registers / granularity / per warp).
+
+    Each of the 4 sub-partitions has a quarter of the register file and holds whole warps.
+    37 registers on 7.0: 16,384 / 1,280 = 12.8, so 12 per sub-partition, 48 per SM.
+
+    >>> warps_by_registers(37, "7.0"), warps_by_registers(96), warps_by_registers(255)
+    (48, 20, 8)
+    """
+    lim = limits(cc)
+    per_part = lim.registers // lim.warp_granularity
+    return lim.warp_granularity * (per_part // registers_per_warp(registers_per_thread, cc))
+
+
+@_check.finite
+def smem_per_block_B(smem_B: float, cc: str = "9.0") -> int:
+    """Shared memory a block occupies: (what it asks for + reserved) rounded up to the allocation unit.
+
+    On 9.0, 48 KiB asked: 49,152 + 1,024 reserved = 50,176 bytes (a multiple of 128 already).
+
+    >>> smem_per_block_B(48 * 1024), smem_per_block_B(0), smem_per_block_B(100, "7.0")
+    (50176, 1024, 128)
+    """
+    lim = limits(cc)
+    s = _check.count("smem_B", smem_B, "bytes of shared memory per block", minimum=0)
+    if s > lim.max_smem_per_block_B:
+        raise ValueError(f"smem_B must be at most {lim.max_smem_per_block_B:,} bytes per block on compute "
+                         f"capability {lim.cc}, got {s:,}")
+    return _round_up(s + lim.reserved_smem_per_block_B, lim.smem_unit_B)
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """One kernel's launch on one SM: blocks allowed by each resource, what fits, and why."""
+    cc: str
+    threads_per_block: int
+    registers_per_thread: int
+    smem_B: int
+    warps_per_block: int
+    registers_per_warp: int
+    smem_per_block_B: int
+    blocks_by: dict[str, int]        # resource -> resident blocks it allows
+    max_warps: int
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def blocks(self) -> int:
+        """Resident blocks per SM: the smallest of the four limits."""
+        return min(self.blocks_by.values())
+
+    @property
+    def warps(self) -> int:
+        return self.blocks * self.warps_per_block
+
+    @property
+    def occupancy(self) -> float:
+        """Resident warps / the SM's maximum."""
+        return self.warps / self.max_warps
+
+    @property
+    def limiters(self) -> tuple[str, ...]:
+        """Every resource that allows no more blocks than the one that fits (ties: all of them)."""
+        return tuple(r for r in RESOURCES if self.blocks_by[r] == self.blocks)
+
+    @property
+    def limiter(self) -> str:
+        return self.limiters[0]
+
+
+@_check.finite
+def occupancy(threads_per_block: int, registers_per_thread: int, smem_B: float = 0,
+              cc: str = "9.0") -> Occupancy:
+    """Resident blocks and warps per SM of a kernel, and the limiting resource.
+
+    Equation eq-occupancy in chapter 5. The worked examples of NVIDIA's guides, exactly:
+
+    >>> o = occupancy(128, 37, 0, "7.0"); o.blocks, o.warps, o.occupancy, o.limiter   # Best Practices 11.1.1
+    (12, 48, 0.75, 'registers')
+    >>> o = occupancy(320, 37, 0, "7.0"); o.blocks, round(o.occupancy, 2)              # "occupancy of 63%"
+    (4, 0.62)
+    >>> occupancy(512, 64, 0, "6.0").warps, occupancy(512, 65, 0, "6.0").warps        # Programming Guide
+    (32, 16)
+    """
+    lim = limits(cc)
+    t = _check.count("threads_per_block", threads_per_block, "threads")
+    if t > lim.max_threads_per_block:
+        raise ValueError(f"threads_per_block must be at most {lim.max_threads_per_block}, got {t}")
+    rpw = registers_per_warp(registers_per_thread, cc)
+    smem = smem_per_block_B(smem_B, cc)
+    wpb = -(-t // lim.warp_size)
+    # The launch check of cuda_occupancy.h: a block's registers, its warps rounded up to the
+    # sub-partitions, must fit in the per-block register limit.
+    if rpw * _round_up(wpb, lim.warp_granularity) > lim.max_registers_per_block:
+        raise ValueError(f"registers_per_thread = {registers_per_thread} with threads_per_block = {t}: the block "
+                         f"needs {rpw * _round_up(wpb, lim.warp_granularity):,} registers, more than the "
+                         f"{lim.max_registers_per_block:,} a block may use; the kernel would not launch")
+    blocks_by = {"warps": lim.max_warps // wpb,
+                 "registers": warps_by_registers(registers_per_thread, cc) // wpb,
+                 "shared_memory": lim.smem_per_sm_B // smem if smem else lim.max_blocks,
+                 "blocks": lim.max_blocks}
+    return Occupancy(lim.cc, t, int(registers_per_thread), int(smem_B), wpb, rpw, smem, blocks_by, lim.max_warps)
+
+
+@_check.finite
+def naive_warps_by_registers(registers_per_thread: int, cc: str = "9.0") -> int:
+    """The estimate without allocation units: min(max warps, registers / (r x 32)), rounded down.
+
+    Chapter 3's first approximation; 96 registers gives 21 warps where the hardware fits 20.
+
+    >>> naive_warps_by_registers(96), warps_by_registers(96)
+    (21, 20)
+    """
+    lim = limits(cc)
+    r = _check.count("registers_per_thread", registers_per_thread, "registers")
+    return min(lim.max_warps, lim.registers // (r * lim.warp_size))
+
+
+# (description, threads per block, registers per thread, shared memory B, cc, expected resident warps)
+WORKED_EXAMPLES = (
+    ("Best Practices Guide 11.1.1: 128-thread blocks, 37 registers, 75%", 128, 37, 0, "7.0", 48),
+    ("Best Practices Guide 11.1.1: 320-thread blocks, 37 registers, 63%", 320, 37, 0, "7.0", 40),
+    ("Programming Guide, Multiprocessor Level: 512 threads, 64 registers, two blocks", 512, 64, 0, "6.0", 32),
+    ("Programming Guide, Multiprocessor Level: one register more, one block", 512, 65, 0, "6.0", 16),
+)

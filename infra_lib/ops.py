@@ -1,0 +1,145 @@
+"""FLOPs and bytes of the operations a transformer runs, and where each lands on the roofline.
+
+An operation is an :class:`Op`: FLOPs and bytes moved to and from memory. Its arithmetic
+intensity is FLOPs / bytes; against a chip of peak F FLOP/s and bandwidth BW it takes at least
+max(FLOPs / F, bytes / BW) (compute and memory traffic overlap perfectly) and at most
+FLOPs / F + bytes / BW (they do not overlap at all). Williams, Waterman and Patterson (2009),
+"Roofline"; How to Scale Your Model, "All About Rooflines". Used in chapter 6.
+"""
+from dataclasses import dataclass
+
+from . import _check
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation: FLOPs it computes and bytes it must move (each byte read or written once)."""
+    flops: float
+    moved_B: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.non_negative("flops", self.flops, "FLOPs")
+        _check.positive("moved_B", self.moved_B, "bytes")
+
+    @property
+    def intensity(self) -> float:
+        """FLOPs per byte moved."""
+        return self.flops / self.moved_B
+
+
+@_check.finite
+def matmul(m: int, k: int, n: int, bytes_a: float = 2.0, bytes_b: float = 2.0, bytes_out: float = 2.0) -> Op:
+    """C[m, n] = A[m, k] B[k, n]: 2mkn FLOPs; reads A and B once and writes C once.
+
+    bytes = m k b_A + k n b_B + m n b_C; intensity = 2mkn / bytes. Equation eq-matmul-intensity
+    in chapter 6. For a weight matrix B read by a batch of m tokens with m << k, n and 2-byte
+    elements, the intensity is about m FLOPs per byte.
+
+    >>> op = matmul(1, 8192, 8192)
+    >>> op.flops, op.moved_B, round(op.intensity, 4)
+    (134217728.0, 134250496.0, 0.9998)
+    >>> round(matmul(4096, 4096, 4096).intensity, 1)      # square BF16: n/3
+    1365.3
+    """
+    m = _check.count("m", m, "rows")
+    k = _check.count("k", k, "")
+    n = _check.count("n", n, "columns")
+    ba = _check.positive("bytes_a", bytes_a, "bytes")
+    bb = _check.positive("bytes_b", bytes_b, "bytes")
+    bc = _check.positive("bytes_out", bytes_out, "bytes")
+    return Op(2.0 * m * k * n, float(m * k * ba + k * n * bb + m * n * bc))
+
+
+@_check.finite
+def elementwise(elements: int, flops_per_element: float = 1.0, inputs: int = 1, outputs: int = 1,
+                bytes_per_element: float = 2.0) -> Op:
+    """An elementwise or normalization op over ``elements`` values (an add, SiLU, RMSNorm...).
+
+    FLOPs = elements x flops per element; bytes = elements x (inputs + outputs) x bytes per element.
+    RMSNorm of a 4096-wide BF16 vector: about 4 FLOPs per element, one read and one write, so
+    intensity 4 / 4 = 1 FLOP per byte, far below any GPU's ridge.
+
+    >>> elementwise(4096, 4).intensity
+    1.0
+    >>> elementwise(1000, 1, inputs=2).moved_B
+    6000.0
+    """
+    e = _check.count("elements", elements, "elements")
+    f = _check.non_negative("flops_per_element", flops_per_element, "FLOPs")
+    i = _check.count("inputs", inputs, "tensors", minimum=0)
+    o = _check.count("outputs", outputs, "tensors", minimum=0)
+    b = _check.positive("bytes_per_element", bytes_per_element, "bytes")
+    if i + o == 0:
+        raise ValueError("inputs: an op that reads and writes nothing moves no bytes")
+    return Op(e * f, float(e * (i + o) * b))
+
+
+@_check.finite
+def decode_attention(batch: int, context: int, heads: int, kv_heads: int, head_dim: int,
+                     layers: int = 1, bytes_per_element: float = 2.0) -> Op:
+    """Attention for one new token per sequence against ``context`` cached tokens.
+
+    FLOPs = 4 x B x T x H x d (Q K^T and the weighted sum of V, 2 FLOPs per multiply-add each);
+    bytes = 2 x B x T x H_kv x d x b (K and V read once) per layer. Intensity = 2 H / (H_kv b):
+    with grouped-query attention it does not grow with the batch, since every sequence has its
+    own cache. Equation eq-attn-intensity in chapter 6.
+
+    Llama-3-8B (32 heads, 8 KV heads, d = 128), BF16: intensity 2 x 32 / (8 x 2) = 4.
+
+    >>> op = decode_attention(1, 1000, 32, 8, 128)
+    >>> op.flops, op.moved_B, op.intensity
+    (16384000.0, 4096000.0, 4.0)
+    """
+    b = _check.count("batch", batch, "requests")
+    t = _check.count("context", context, "tokens")
+    h = _check.count("heads", heads, "heads")
+    hk = _check.count("kv_heads", kv_heads, "heads")
+    d = _check.count("head_dim", head_dim, "")
+    nl = _check.count("layers", layers, "layers")
+    be = _check.positive("bytes_per_element", bytes_per_element, "bytes")
+    if h % hk:
+        raise ValueError(f"kv_heads: {hk} does not divide heads ({h})")
+    return Op(4.0 * b * t * h * d * nl, 2.0 * b * t * hk * d * be * nl)
+
+
+@_check.finite
+def time_max_s(op: Op, peak_flop_s: float, mem_bw_Bps: float) -> float:
+    """Roofline time: max(FLOPs / peak, bytes / bandwidth), compute and memory fully overlapped.
+
+    Equation eq-time-max in chapter 6. It holds inside one well-pipelined kernel (a matmul that
+    streams its tiles while the Tensor Cores work).
+
+    >>> time_max_s(Op(2e12, 1e9), 1e15, 1e12)
+    0.002
+    """
+    op = _check.instance("op", op, Op)
+    return max(op.flops / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s"),
+               op.moved_B / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s"))
+
+
+@_check.finite
+def time_sum_s(op: Op, peak_flop_s: float, mem_bw_Bps: float) -> float:
+    """No-overlap time: FLOPs / peak + bytes / bandwidth. Equation eq-time-sum in chapter 6.
+
+    An upper bound for one kernel, and the right model for two kernels that run one after the
+    other, one compute-bound and one memory-bound. Never more than twice :func:`time_max_s`.
+
+    >>> time_sum_s(Op(2e12, 1e9), 1e15, 1e12)
+    0.003
+    """
+    op = _check.instance("op", op, Op)
+    return (op.flops / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+            + op.moved_B / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s"))
+
+
+@_check.finite
+def bound(op: Op, peak_flop_s: float, mem_bw_Bps: float) -> str:
+    """'compute' if the op's intensity is above the ridge peak / bandwidth, else 'memory'.
+
+    >>> bound(Op(2e12, 1e9), 1e15, 1e12), bound(Op(1e9, 1e9), 1e15, 1e12)
+    ('compute', 'memory')
+    """
+    op = _check.instance("op", op, Op)
+    ridge = _check.positive("peak_flop_s", peak_flop_s, "FLOP/s") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+    return "compute" if op.intensity >= ridge else "memory"

@@ -1,0 +1,55 @@
+"""Chapter 6 widget: pick which microbenchmark feeds each term of the H200 model and watch the
+error table against the measured decode steps and prefill change.
+
+Calls :func:`infra_lib.decode_model.predictions` and :func:`infra_lib.decode_model.mean_abs_error`.
+"""
+from typing import Any
+
+from .. import _check, decode_model
+from ..i18n import t
+from .panel import Control, Panel, Result
+
+GOAL = 0.05
+
+CONTROLS = (
+    Control("weights", "ch6_w_weights", int, 0, 0, len(decode_model.WEIGHT_SOURCES) - 1, 1),
+    Control("kv", "ch6_w_kv", int, 1, 0, len(decode_model.WEIGHT_SOURCES) - 1, 1),
+    Control("compute", "ch6_w_compute", int, 0, 0, len(decode_model.COMPUTE_SOURCES) - 1, 1),
+    Control("overlap", "ch6_w_overlap", int, 0, 0, 1, 1),
+)
+
+
+def summary(lang: str, weights: int, kv: int, compute: int, overlap: int) -> Result:
+    """One row per measured configuration (measured, predicted, error), then the mean absolute error.
+
+    >>> summary("en", 0, 1, 0, 0).rows[-1][3]
+    '4.4%'
+    """
+    n = len(decode_model.WEIGHT_SOURCES)
+    w = _check.count("weights", weights, "", minimum=0)
+    k = _check.count("kv", kv, "", minimum=0)
+    c = _check.count("compute", compute, "", minimum=0)
+    o = _check.count("overlap", overlap, "", minimum=0)
+    for name, v, top in (("weights", w, n - 1), ("kv", k, n - 1),
+                         ("compute", c, len(decode_model.COMPUTE_SOURCES) - 1), ("overlap", o, 1)):
+        if v > top:
+            raise ValueError(f"{name} must be at most {top}, got {v}")
+    preds = decode_model.predictions(decode_model.WEIGHT_SOURCES[w], decode_model.WEIGHT_SOURCES[k],
+                                     decode_model.COMPUTE_SOURCES[c], bool(o))
+    rows = []
+    for p in preds:
+        name = (t("ch6_w_config", lang, b=p.batch, c=p.context) if p.phase == "decode"
+                else t("ch6_prefill", lang) + f" ({p.context})")
+        rows.append((name, f"{p.measured_s * 1e3:,.2f} ms", f"{p.predicted_s * 1e3:,.2f} ms", f"{p.error:+.1%}"))
+    mae = decode_model.mean_abs_error(preds)
+    rows.append((t("ch6_w_mae", lang), "", t("ch6_w_goal_met" if mae <= GOAL else "ch6_w_goal_missed", lang),
+                 f"{mae:.1%}"))
+    return Result(tuple(rows), header=("", t("ch6_w_measured", lang), t("ch6_w_predicted", lang), t("ch6_w_error", lang)), align="lrrr")
+
+
+PANEL = Panel(CONTROLS, summary)
+
+
+def explore(lang: str = "en") -> Any:
+    """The panel's widget for ``lang``."""
+    return PANEL.build(lang)

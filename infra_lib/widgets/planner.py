@@ -1,0 +1,59 @@
+"""Chapter 4 widget: how many GPUs a model needs, and what fills their memory.
+
+Calls :func:`infra_lib.planner.gpus_needed`, :func:`infra_lib.planner.max_batch` and
+:func:`infra_lib.planner.smallest_valid_tensor_parallel` (pure Python, no numpy).
+"""
+from typing import Any
+
+from .. import _check, models, planner, units
+from ..i18n import t
+from .panel import Control, Panel, Result
+
+SHAPES = tuple(models.SHAPES.values())          # 0 GPT-2 small ... 4 GPT-3 175B
+
+CONTROLS = (
+    Control("model", "ch4_w_model", int, 3, 0, len(SHAPES) - 1, 1),
+    Control.choice("bytes_per_param", "ch4_w_bytes", (0.5, 1.0, 2.0), 2.0),
+    Control("gpu_mem_gb", "ch4_w_mem", int, 80, 16, 400, 1),
+    Control("batch", "ch4_w_batch", int, 1, 1, 512, 1),
+    Control("context", "ch4_w_context", int, 4096, 512, 131072, 512),
+    Control("overhead_pct", "ch4_w_overhead", int, 10, 0, 50, 1),
+)
+
+
+def summary(lang: str, model: int, bytes_per_param: float, gpu_mem_gb: float, batch: int, context: int,
+            overhead_pct: float) -> Result:
+    """Weights, KV cache, GPUs needed and what limits, the largest batch, the tensor-parallel degree.
+
+    >>> summary("en", 3, 2.0, 80, 1, 4096, 10).rows[2][1]
+    '2'
+    """
+    index = _check.count("model", model, "", minimum=0)
+    if index >= len(SHAPES):
+        raise ValueError(f"model must be 0 to {len(SHAPES) - 1}, got {index}")
+    shape = SHAPES[index]
+    share = _check.non_negative("overhead_pct", overhead_pct, "%") / 100
+    mem = _check.positive("gpu_mem_gb", gpu_mem_gb, "GB") * units.GB
+    plan = planner.gpus_needed(shape, mem, bytes_per_param, batch, context, overhead_fraction=share)
+    fits = planner.max_batch(shape, mem, plan.gpus, bytes_per_param, context, overhead_fraction=share)
+    tp = planner.smallest_valid_tensor_parallel(shape, plan.gpus)
+    limit = t("ch4_w_weights" if plan.limit == "weights" else "ch4_w_kv", lang)
+    rows = (
+        (shape.name, f"{shape.n_params / 1e9:,.1f}B / {shape.n_active_params / 1e9:,.1f}B",
+         t("ch4_w_params", lang)),
+        (t("ch4_w_weights", lang), f"{plan.weights_B / units.GB:,.1f} GB",
+         f"{t('ch4_w_kv', lang)}: {plan.kv_B / units.GB:,.1f} GB"),
+        (t("ch4_w_gpus", lang), f"{plan.gpus:,}", f"{t('ch4_w_limit', lang)}: {limit}"),
+        (t("ch4_w_maxbatch", lang), f"{fits:,}", f"× {context:,}"),
+        (t("ch4_w_tp", lang), f"{tp:,}" if tp else t("ch4_w_tp_none", lang),
+         f"Q {shape.n_heads} / KV {shape.n_kv_heads}"),
+    )
+    return Result(rows)
+
+
+PANEL = Panel(CONTROLS, summary)
+
+
+def explore(lang: str = "en") -> Any:
+    """Sliders for model, precision, GPU memory, batch, context and reserve (an ipywidgets.VBox)."""
+    return PANEL.build(lang)

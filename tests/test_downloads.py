@@ -1,0 +1,89 @@
+"""The PDF and EPUB of each edition: built with the site, readable, complete, valid.
+
+The PDF must hold every page's title and, for every chapter, the first number the chapter's
+prose takes from the code (read from the built HTML page, so nothing is copied here); the EPUB
+must pass EPUBCheck with no errors and no warnings and carry the edition's language.
+"""
+import html
+import re
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "site"
+LANGS = ("en", "zh")
+
+
+def pages(lang):
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    return [f.replace("/en/", f"/{lang}/") for f in files]
+
+
+def first_glued_number(page_html):
+    """The text of the first number glued into the prose of a built page (None if it has none)."""
+    body = page_html.split('<article class="bd-article"', 1)[-1]
+    for m in re.finditer(r'<span class="pasted-text">([^<]+)</span>', body):
+        text = html.unescape(m.group(1)).strip()
+        if re.search(r"\d", text):
+            return text
+    return None
+
+
+def title(page_html):
+    return html.unescape(re.sub(r"<[^>]+>", "", re.search(r"<h1>(.*?)</h1>", page_html, re.S).group(1))).strip()
+
+
+def squash(text):
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_pdf_holds_every_page_and_a_computed_number_of_each_chapter(strict_build, lang):
+    assert strict_build.returncode == 0, strict_build.summary()
+    pdf = SITE / "downloads" / f"ai-infra-course-{lang}.pdf"
+    assert pdf.stat().st_size > 100_000
+    text = squash(subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                                 check=True, encoding="utf-8").stdout)
+    missing = []
+    for page in pages(lang):
+        built = (SITE / lang / f"{page}.html").read_text(encoding="utf-8")
+        if not all(word in text for word in title(built).split()):   # Latin and CJK runs may come out apart
+            missing.append(f"{page}: title {title(built)!r}")
+        number = first_glued_number(built) if page.startswith("notebooks/") else None
+        if page.startswith("notebooks/") and (number is None or squash(number) not in text):
+            missing.append(f"{page}: glued number {number!r}")
+    assert not missing, missing
+    assert "127.0.0.1" not in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_epub_passes_epubcheck_and_says_its_language(strict_build, lang):
+    assert strict_build.returncode == 0, strict_build.summary()
+    epub = SITE / "downloads" / f"ai-infra-course-{lang}.epub"
+    run = subprocess.run(["java", "-jar", "/usr/bin/epubcheck", str(epub)], capture_output=True, text=True)
+    assert run.returncode == 0 and "0 errors / 0 warnings" in run.stdout + run.stderr, (run.stdout + run.stderr)[-3000:]
+    with zipfile.ZipFile(epub) as z:
+        assert z.namelist()[0] == "mimetype"
+        opf = z.read(next(n for n in z.namelist() if n.endswith(".opf"))).decode("utf-8")
+        chapters = [n for n in z.namelist() if n.startswith(f"notebooks/{lang}/")]
+    assert f"<dc:language>{'zh-CN' if lang == 'zh' else 'en'}</dc:language>" in opf
+    spine = re.findall(r'<itemref idref="([^"]+)" />', opf)
+    items = dict(re.findall(r'<item id="([^"]+)" href="([^"]+)"', opf))
+    assert [items[i] for i in spine] == [p + ".xhtml" for p in pages(lang)]
+    assert len(chapters) == sum(p.startswith("notebooks/") for p in pages(lang))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_offers_its_edition_downloads(strict_build, lang):
+    assert strict_build.returncode == 0, strict_build.summary()
+    for page in pages(lang):
+        built = (SITE / lang / f"{page}.html").read_text(encoding="utf-8")
+        for kind in ("pdf", "epub"):
+            link = re.search(rf'href="([^"]*ai-infra-course-{lang}\.{kind})"', built)
+            assert link, f"{page}: no {kind} link"
+            assert (SITE / lang / page).parent.joinpath(link.group(1)).resolve().exists(), (page, link.group(1))

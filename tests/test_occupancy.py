@@ -1,0 +1,81 @@
+"""infra_lib.occupancy: NVIDIA's worked examples exactly, each limit by hand arithmetic."""
+import pytest
+
+from infra_lib import occupancy as occ
+
+
+@pytest.mark.parametrize("what, threads, regs, smem, cc, warps", occ.WORKED_EXAMPLES)
+def test_the_guides_worked_examples(what, threads, regs, smem, cc, warps):
+    assert occ.occupancy(threads, regs, smem, cc).warps == warps, what
+
+
+def test_best_practices_percentages():
+    # "an occupancy of 75% with 12 active 128-thread blocks" and "63% because only four 320-thread blocks"
+    a, b = occ.occupancy(128, 37, 0, "7.0"), occ.occupancy(320, 37, 0, "7.0")
+    assert (a.blocks, a.occupancy) == (12, 0.75)
+    assert (b.blocks, int(100 * b.occupancy + 0.5)) == (4, 63)      # 62.5% rounded half up
+    assert a.limiter == b.limiter == "registers"
+
+
+def test_programming_guide_one_register_more():
+    # 2 x 512 x 64 = 65,536 registers exactly; at 65 only one block
+    assert 2 * 512 * 64 == 65536
+    assert occ.occupancy(512, 64, 0, "6.0").blocks == 2
+    assert occ.occupancy(512, 65, 0, "6.0").blocks == 1
+
+
+@pytest.mark.parametrize("regs, per_warp", [(1, 256), (8, 256), (9, 512), (32, 1024), (37, 1280), (255, 8192)])
+def test_registers_are_allocated_per_warp_in_units_of_256(regs, per_warp):
+    assert occ.registers_per_warp(regs) == per_warp
+
+
+@pytest.mark.parametrize("regs, warps", [(32, 64), (64, 32), (96, 20), (128, 16), (168, 12), (255, 8)])
+def test_warps_by_registers_whole_warps_per_subpartition(regs, warps):
+    # 16,384 registers per sub-partition / allocated per warp, rounded down, times 4
+    assert occ.warps_by_registers(regs) == 4 * (16384 // (-(-regs * 32 // 256) * 256)) == min(warps, 64)
+
+
+def test_naive_estimate_overcounts_96_registers():
+    assert occ.naive_warps_by_registers(96) == 65536 // 3072 == 21
+    assert occ.warps_by_registers(96) == 20
+
+
+def test_shared_memory_limit_with_reservation_on_hopper():
+    # 48 KiB + 1 KiB reserved = 50,176 B; 228 KiB = 233,472 B holds 4 of them
+    o = occ.occupancy(128, 32, 48 * 1024, "9.0")
+    assert o.smem_per_block_B == 50176
+    assert o.blocks_by["shared_memory"] == 233472 // 50176 == 4
+    assert o.limiter == "shared_memory" and o.warps == 16
+
+
+def test_shared_memory_rounds_up_to_128_bytes():
+    assert occ.smem_per_block_B(1, "9.0") == 1152          # 1 + 1024 -> 1152
+    assert occ.smem_per_block_B(1, "7.0") == 128
+
+
+def test_warps_and_blocks_limits():
+    assert occ.occupancy(1024, 32).limiter == "warps"        # 32 warps per block, 2 blocks
+    o = occ.occupancy(32, 16)                                # 1 warp per block: the 32-block cap
+    assert o.limiters == ("blocks",) and o.warps == 32
+    assert occ.occupancy(64, 32).limiters == ("warps", "registers", "blocks")   # ties are all named
+
+
+def test_cc_86_has_48_warps():
+    assert occ.occupancy(256, 32, 0, "8.6").warps == 48
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(threads_per_block=1025, registers_per_thread=32), "threads_per_block"),
+    (dict(threads_per_block=0, registers_per_thread=32), "threads_per_block"),
+    (dict(threads_per_block=128, registers_per_thread=256), "registers_per_thread"),
+    (dict(threads_per_block=128, registers_per_thread=32, smem_B=228 * 1024), "smem_B"),
+    (dict(threads_per_block=1024, registers_per_thread=65), "registers_per_thread"),
+])
+def test_what_cannot_launch_is_an_error_naming_the_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        occ.occupancy(**kwargs)
+
+
+def test_unknown_compute_capability():
+    with pytest.raises(KeyError, match="cc"):
+        occ.occupancy(128, 32, 0, "9.1")

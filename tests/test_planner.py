@@ -1,0 +1,87 @@
+"""Tests for infra_lib.planner: weights, KV cache, GPUs needed, largest batch, TP degree."""
+import pytest
+from hypothesis import given, strategies as st
+
+from infra_lib import models, planner as p
+
+L8, L70 = models.LLAMA3_8B, models.LLAMA3_70B
+
+
+def test_weights_at_three_precisions():
+    n = 8_030_261_248
+    assert p.weights_B(L8, 2) == 2 * n
+    assert p.weights_B(L8, 1) == n
+    assert p.weights_B(L8, 0.5) == n / 2
+
+
+def test_kv_cache_counts_kv_heads_not_query_heads():
+    # 2 (K,V) x 80 layers x 8 KV heads x 128 x 2 bytes = 327,680 B per token; x 4 seqs x 1,000 tokens
+    assert p.kv_cache_B(L70, 4, 1000) == 327_680 * 4000
+    # the same model without GQA (64 KV heads) would cache 8 times more
+    mha = models.ModelShape("mha", 80, 8192, 64, 64, 28672, 128256)
+    assert p.kv_cache_B(mha, 4, 1000) == 8 * p.kv_cache_B(L70, 4, 1000)
+
+
+def test_gpus_needed_by_hand():
+    # 70B BF16: 141.12 GB weights + 1.34 GB KV = 142.5 GB; 72 GB usable per 80 GB GPU -> 2 GPUs
+    plan = p.gpus_needed(L70, 80e9)
+    assert plan.gpus == 2
+    assert plan.weights_B == 2 * L70.n_params
+    assert plan.kv_B == 327_680 * 4096
+    assert plan.overhead_B == pytest.approx(0.1 * 2 * 80e9)
+    assert plan.total_B == pytest.approx(plan.weights_B + plan.kv_B + plan.overhead_B)
+    assert plan.limit == "weights"
+    # INT4 weights (35.3 GB) fit on one GPU
+    assert p.gpus_needed(L70, 80e9, bytes_per_param=0.5).gpus == 1
+
+
+def test_kv_cache_becomes_the_limit_at_large_batch():
+    plan = p.gpus_needed(L8, 80e9, batch=256, context=8192)
+    # 131,072 x 256 x 8,192 = 274.9 GB of KV vs 16.06 GB of weights
+    assert plan.kv_B == 131_072 * 256 * 8192
+    assert plan.limit == "kv_cache"
+    assert plan.gpus == -(-(plan.weights_B + plan.kv_B) // 72e9)
+
+
+def test_no_overhead_means_exact_fit():
+    shape = L8
+    mem = p.weights_B(shape, 2) + p.kv_cache_B(shape, 1, 4096)
+    assert p.gpus_needed(shape, mem, overhead_fraction=0).gpus == 1
+
+
+def test_max_tokens_and_batch_by_hand():
+    budget = 72e9 - 2 * 8_030_261_248
+    assert p.kv_budget_B(L8, 80e9) == pytest.approx(budget)
+    assert p.max_tokens(L8, 80e9) == int(budget // 131_072) == 426_784
+    assert p.max_batch(L8, 80e9) == 426_784 // 4096 == 104
+    assert p.max_batch(L70, 80e9) == 0           # 141 GB of weights do not fit in 72 GB
+    assert p.max_batch(L70, 80e9, gpus=2) == int((144e9 - 2 * L70.n_params) // 327_680) // 4096
+
+
+@given(st.integers(1, 512), st.sampled_from([1024, 4096, 32768]))
+def test_max_batch_fits_and_one_more_does_not(gpus_mem_GB, context):
+    mem = gpus_mem_GB * 1e9
+    b = p.max_batch(L8, mem, context=context)
+    if b >= 1:
+        assert p.gpus_needed(L8, mem, batch=b, context=context).gpus == 1
+    assert p.gpus_needed(L8, mem, batch=b + 1, context=context).gpus >= 2
+
+
+def test_tensor_parallel_rules():
+    assert [d for d in range(1, 17) if p.valid_tensor_parallel(L70, d).valid] == [1, 2, 4, 8]
+    why = p.valid_tensor_parallel(L70, 16)
+    assert not why.valid and "8 KV heads" in why.reason
+    assert "64 attention heads" in p.valid_tensor_parallel(L70, 3).reason
+    assert p.smallest_valid_tensor_parallel(L70, 3) == 4
+    assert p.smallest_valid_tensor_parallel(L70, 9) == 0
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 1.5])
+def test_overhead_fraction_out_of_range_is_named(bad):
+    with pytest.raises(ValueError, match="overhead_fraction"):
+        p.gpus_needed(L8, 80e9, overhead_fraction=bad)
+
+
+def test_shape_must_be_a_model_shape():
+    with pytest.raises(TypeError, match="shape"):
+        p.weights_B("llama", 2)  # type: ignore[arg-type]

@@ -1,0 +1,46 @@
+"""infra_lib/scheduling.py: the gang deadlock step by step, fat-tree sizes, placement vs all-reduce."""
+import pytest
+
+from infra_lib import collectives, scheduling as S
+
+
+def test_without_gang_two_jobs_deadlock_at_48_each():
+    s = S.simulate(96, 64, gpus_per_node=8)
+    # 8 GPUs per job per step: 16 a step, 96 free -> 6 steps, then nothing moves
+    assert [x.held for x in s[:6]] == [(8 * k, 8 * k) for k in range(1, 7)]
+    assert s[-1].free == 0 and S.deadlocked(s) and len(s) == 7
+
+
+def test_with_gang_both_finish_one_after_the_other():
+    s = S.simulate(96, 64, run_steps=3, gang=True)
+    assert s[0].held == (64, 0) and s[0].free == 32
+    assert not S.deadlocked(s) and s[-1].done == (True, True)
+    started_b = next(x.step for x in s if x.held[1] == 64)
+    assert started_b == 4                                       # job 0 runs steps 1-3, frees at step 4
+
+
+def test_enough_gpus_no_deadlock_either_way():
+    for gang in (False, True):
+        s = S.simulate(128, 64, gang=gang)
+        assert s[-1].done == (True, True)
+
+
+def test_fat_tree():
+    assert S.fat_tree_endpoints(8, 3) == 128          # k^3/4
+    assert S.fat_tree_endpoints(40, 2) == 800         # k^2/2
+    with pytest.raises(ValueError, match="radix"):
+        S.fat_tree_endpoints(63, 2)
+
+
+def test_placement_reuses_the_hierarchical_model():
+    t = S.placement_all_reduce_s(2e9, 4, 16, 450e9, 50e9, oversubscription=2)
+    assert t == collectives.hierarchical_all_reduce(2e9, 4, 16, 450e9, 25e9).time_s
+    packed = S.placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9)
+    spread = S.placement_all_reduce_s(1e9, 1, 64, 450e9, 50e9)
+    assert spread == pytest.approx(2 * 63 / 64 * 1e9 / 50e9)
+    assert packed == pytest.approx(2 * 7 / 8 * 1e9 / 450e9 + 2 * 7 / 8 * 1.25e8 / 50e9)
+
+
+def test_hops_and_aggregate():
+    assert S.switch_hops(False, True, False) == 3
+    assert S.aggregate_Bps(64, 50e9) == 3.2e12

@@ -1,0 +1,57 @@
+"""infra_lib.training_memory against ZeRO's Figure 1 and Korthikanti et al.'s formula, by hand."""
+import pytest
+
+from infra_lib import collectives
+from infra_lib import training_memory as T
+
+
+def test_sixteen_bytes_per_parameter():
+    assert T.WEIGHT_B + T.GRAD_B + T.ADAM_STATE_B == 16
+    assert T.bytes_per_param(0, 8) == 16
+
+
+@pytest.mark.parametrize("stage, gb", [(0, 120), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_figure_1(stage, gb):     # Psi = 7.5 B, N_d = 64, K = 12
+    assert T.model_state_B(7.5e9, stage, 64) / 1e9 == pytest.approx(gb, abs=0.06)
+
+
+def test_one_shard_is_ddp():
+    assert all(T.bytes_per_param(s, 1) == 16 for s in T.STAGES)
+
+
+def test_activations_formula():
+    s, b, h, a = 2048, 2, 8192, 64
+    assert T.activation_B_per_layer(s, b, h, a) == pytest.approx(s * b * h * (34 + 5 * a * s / h))
+    assert T.activation_B_per_layer(s, b, h, a, "selective") == pytest.approx(34 * s * b * h)
+    assert T.activation_B_per_layer(s, b, h, a, "full", 8) == pytest.approx(2 * s * b * h / 8)
+
+
+def test_gpu_memory_parts_add_up():
+    m = T.gpu_memory(1e9, 10, 1024, 1, 1024, 8, stage=2, shards=4, recompute="full")
+    assert (m.weights_B, m.grads_B, m.optimizer_B) == (2e9, 0.5e9, 3e9)
+    assert m.activations_B == pytest.approx(10 * 2 * 1024 * 1024)
+    assert m.total_B == pytest.approx(5.5e9 + m.activations_B) and m.largest == "optimizer"
+
+
+def test_min_shard_degree():
+    # 10 B params: 160 GB; 80 GB GPU with 10 GB other -> need 160/F <= 70 -> F = 4 (F = 2 gives 80)
+    assert T.min_shard_degree(10e9, 80e9, 10e9) == 4
+    with pytest.raises(ValueError):
+        T.min_shard_degree(1e12, 80e9, 79.9e9, max_degree=8)
+
+
+def test_comm_volumes():
+    size = 2e9                                  # 1 B params in BF16
+    c0 = T.data_parallel_comm(1e9, 4, 100e9)
+    assert c0.sent_B == pytest.approx(2 * 3 / 4 * size)
+    assert c0.time_s == pytest.approx(collectives.ring_all_reduce_s(size, 4, 100e9))
+    c3 = T.data_parallel_comm(1e9, 4, 100e9, stage=3)
+    assert c3.sent_B == pytest.approx(3 * 3 / 4 * size)
+    tp = T.tensor_parallel_comm(1000, 1000, 2, 2, 1e9)
+    assert tp.sent_B == pytest.approx(8 * 2 * 0.5 * 2e6)
+
+
+@pytest.mark.parametrize("stage", [4, -1, "1"])
+def test_bad_stage(stage):
+    with pytest.raises((ValueError, TypeError)):
+        T.bytes_per_param(stage, 2)
