@@ -15,7 +15,8 @@ import pytest
 from site_server import SITE
 
 BUNDLE = SITE / "downloads" / "ai-infra-course.zip"
-CHAPTERS = ["notebooks/en/00_overview.ipynb", "notebooks/zh/01_chips.ipynb"]
+CHAPTERS = ["notebooks/en/00_overview.ipynb", "notebooks/zh/01_chips.ipynb",
+            "notebooks/en/08_clusters.ipynb"]   # 08 reads data files beside the registry (package data)
 
 RUN_CHAPTER = r"""
 import sys, nbformat
