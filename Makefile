@@ -13,7 +13,7 @@ site: setup                  ## build both editions into _build/site
 	@$(PY) book/tools/build.py
 
 test: setup                  ## the whole test suite: library, notebooks, prose, parity, strict build, browser
-	@$(PY) -m pytest
+	@$(PY) -m pytest -n auto --dist loadfile   # whole files per worker, one strict build (tests/conftest.py)
 
 bench: setup                 ## print timings: tests, clean build, no-change rebuild, each notebook
 	@$(PY) book/tools/bench.py

@@ -301,6 +301,10 @@ def measured_matmul_roofline(run: str = measurements.RUN) -> list[MatmulPoint]:
             for r in measurements.load(run)["matmul_roofline"]]
 
 
+LADDER_MATMUL_N = 8192
+"""Side of the square matmul behind the measured peaks (the run's README: "Matmul 8192³")."""
+
+
 @_check.finite
 def measured_matmul_peaks_flop_s(run: str = measurements.RUN) -> dict[str, float]:
     """The measured large (8192^3) matmul rates on the H200: {'bf16': ..., 'fp8': ...} in FLOP/s."""

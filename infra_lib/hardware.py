@@ -44,7 +44,7 @@ HARDWARE_CATEGORIES = ("device", "die", "system")
 # Every unit a spec may carry. A new unit is added here on purpose, never by a typo in a file.
 UNITS = frozenset({
     # base units of units.py
-    "B", "B/s", "bit/s", "bits", "FLOP/s", "Hz", "s", "USD", "mm", "mm2",
+    "B", "B/s", "bit/s", "bits", "FLOP/s", "Hz", "s", "USD", "mm", "mm2", "W",
     # rates per clock, per cycle, per lane
     "FLOP/clock/SM", "FLOP/cycle/core", "FMA/clock", "cycles", "cycles per instruction",
     "transfers/s", "transfers/s per lane", "B per transfer per channel", "bits per block",

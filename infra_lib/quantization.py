@@ -1,7 +1,7 @@
 """Quantization: bytes per parameter with scale overhead, integer quantizers, and their error.
 
 Storage: a value costs element_bits + (scale_bits + zero_point_bits) / group_size bits
-(:func:`infra_lib.formats.bits_per_value`). INT8 per channel with an FP16 scale per row of 4,096:
+(:func:`infra_lib.formats.bits_per_value`). INT8 per output channel with an FP16 scale per 4,096 inputs:
 8 + 16/4096; INT4 in groups of 128 with an FP16 scale and an FP16 zero point (GPTQ/AWQ-style
 group quantization; the group size is a configuration choice): 4 + 32/128 = 4.25; MXFP4 4.25 and
 NVFP4 4.5 (chapter 3, ``formats.MXFP4``/``formats.NVFP4``).
@@ -30,7 +30,8 @@ GRANULARITIES = ("tensor", "channel", "group")
 
 @_check.finite
 def bits_per_param(element_bits: int, scale_bits: int, group_size: int, zero_point_bits: int = 0) -> float:
-    """Bits per stored value: element + (scale + zero point) / group size.
+    """Bits per stored value: element + (scale + zero point) / group size (equation eq-bits-per-param
+    in chapter 9).
 
     >>> bits_per_param(8, 16, 4096)
     8.00390625
@@ -44,7 +45,8 @@ def bits_per_param(element_bits: int, scale_bits: int, group_size: int, zero_poi
 
 @_check.finite
 def weight_B(n_params: float, bits: float) -> float:
-    """Bytes of n_params weights at ``bits`` per parameter: n x bits / 8.
+    """Bytes of n_params weights at ``bits`` per parameter: n x bits / 8 (equation eq-weight-bytes in
+    chapter 9).
 
     >>> weight_B(70e9, 4.25) / 1e9
     37.1875
@@ -94,7 +96,7 @@ def quantize_int(w: ArrayLike, bits: int, granularity: str, group_size: int = 12
 
 @_check.finite
 def sqnr_db(x: ArrayLike, y: ArrayLike) -> float:
-    """SQNR in dB of y against x: -20 log10(relative RMS error).
+    """SQNR in dB of y against x: -20 log10(relative RMS error) (equation eq-sqnr in chapter 9).
 
     >>> round(sqnr_db([3.0, 4.0], [3.0, 4.5]), 2)
     20.0
@@ -107,7 +109,8 @@ def sqnr_db(x: ArrayLike, y: ArrayLike) -> float:
 
 @_check.finite
 def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: float) -> int:
-    """Tokens of KV cache that fit beside the weights: floor((C - W) / KV per token); batch x context.
+    """Tokens of KV cache that fit beside the weights: floor((C - W) / KV per token); batch x context
+    (equation eq-kv-tokens in chapter 9).
 
     >>> kv_tokens_that_fit(80e9, 16e9, 131072)
     488281
@@ -116,3 +119,390 @@ def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: f
         "weight_B", weight_B, "bytes")
     per = _check.positive("kv_B_per_token", kv_B_per_token, "bytes")
     return max(0, int(free / per))
+
+
+# ---- chapter 9: what the bits buy (storage, decode, KV cache) and what they cost (error) -----
+
+from dataclasses import dataclass  # noqa: E402
+
+from . import cuda, generations, planner  # noqa: E402
+from .models import ModelShape  # noqa: E402
+
+TENSOR_VALUES = 8192 * 8192
+"""Values sharing FP8's one per-tensor FP32 scale in :func:`storage_formats`: one 8,192 x 8,192
+matrix (Llama-3-70B's attention projections are 8,192 wide), so the scale costs 32 / 67,108,864 bits."""
+
+INT8_ROW = 4096
+"""Inputs per output channel sharing INT8's FP16 scale in :func:`storage_formats` (a 4,096-wide layer)."""
+
+INT4_GROUP = 128
+"""INT4 group size in :func:`storage_formats`: the common GPTQ/AWQ setting, a configuration choice."""
+
+
+@dataclass(frozen=True)
+class StorageFormat:
+    """One way to store weights: element bits and what the scales add per parameter.
+
+    ``key`` names it for :func:`storage_format`; ``source`` is the citation key of the document
+    that defines the layout ('teaching' where the layout is common practice, not a standard).
+    """
+    key: str
+    name: str
+    element_bits: int
+    bits_per_param: float
+    scales: str
+    source: str
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.count("element_bits", self.element_bits, "bits")
+        _check.positive("bits_per_param", self.bits_per_param, "bits")
+
+    @property
+    def bytes_per_param(self) -> float:
+        """bits_per_param / 8: 2 for BF16, 0.53125 for INT4 in groups of 128 with scale and zero."""
+        return self.bits_per_param / 8
+
+
+@_check.finite
+def storage_formats(tensor_values: int = TENSOR_VALUES) -> list[StorageFormat]:
+    """The weight formats of chapter 9, bits per parameter computed with their scale overhead.
+
+    bits = element bits + (scale bits + zero-point bits) / values per scale
+    (:func:`bits_per_param`, :func:`infra_lib.formats.bits_per_value`):
+
+    - BF16: 16, no scale;
+    - FP8 E4M3 (``formats.E4M3``), one FP32 scale per tensor of ``tensor_values``: 8 + 32/n, about 8
+      (H100 whitepaper section 4.1.3; Micikevicius et al. 2022);
+    - INT8, one FP16 scale per output channel of 4,096 inputs: 8 + 16/4096 = 8.0039;
+    - INT4 in groups of 128, FP16 scale + FP16 zero point: 4 + 32/128 = 4.25; scale only 4.125
+      (GPTQ/AWQ-style group quantization; the group size is a configuration choice);
+    - MXFP4 (``formats.MXFP4``, OCP MX v1.0 Table 1): 4 + 8/32 = 4.25;
+    - NVFP4 (``formats.NVFP4``, NVIDIA 2025): 4 + 8/16 = 4.5 (its one FP32 per tensor left out,
+      as NVIDIA's "4.5 bits per value" does).
+
+    >>> [(f.key, f.bits_per_param) for f in storage_formats()][2:]
+    [('int8', 8.00390625), ('int4_g128', 4.25), ('int4_g128_sym', 4.125), ('mxfp4', 4.25), ('nvfp4', 4.5)]
+    >>> storage_formats()[1].bits_per_param - 8 == 32 / 8192**2
+    True
+    """
+    n = _check.count("tensor_values", tensor_values, "values")
+    fp8 = formats.E4M3
+    return [
+        StorageFormat("bf16", "BF16", 16, bits_per_param(16, 0, 1), "none", "teaching"),
+        StorageFormat("fp8", "FP8 E4M3", fp8.bits, bits_per_param(fp8.bits, 32, n), "FP32 / tensor",
+                      "micikevicius2022fp8"),
+        StorageFormat("int8", "INT8", 8, bits_per_param(8, 16, INT8_ROW), f"FP16 / {INT8_ROW} (channel)",
+                      "teaching"),
+        StorageFormat("int4_g128", f"INT4 g{INT4_GROUP}", 4, bits_per_param(4, 16, INT4_GROUP, zero_point_bits=16),
+                      f"FP16 scale + FP16 zero / {INT4_GROUP}", "teaching"),
+        StorageFormat("int4_g128_sym", f"INT4 g{INT4_GROUP} (sym)", 4, bits_per_param(4, 16, INT4_GROUP),
+                      f"FP16 scale / {INT4_GROUP}", "teaching"),
+        StorageFormat("mxfp4", formats.MXFP4.name, formats.MXFP4.element.bits, formats.MXFP4.bits_per_value,
+                      f"E8M0 / {formats.MXFP4.block_size}", "ocp2023mx"),
+        StorageFormat("nvfp4", formats.NVFP4.name, formats.NVFP4.element.bits, formats.NVFP4.bits_per_value,
+                      f"E4M3 / {formats.NVFP4.block_size} + FP32 / tensor", "alvarez2025nvfp4"),
+    ]
+
+
+@_check.finite
+def storage_format(key: str) -> StorageFormat:
+    """One row of :func:`storage_formats` by key ('bf16', 'fp8', 'int8', 'int4_g128', 'int4_g128_sym',
+    'mxfp4', 'nvfp4'); an unknown key is a KeyError naming the nearest.
+
+    >>> storage_format("int4_g128").bytes_per_param
+    0.53125
+    """
+    return _check.lookup("key", key, {f.key: f for f in storage_formats()}, "storage format")
+
+
+@_check.finite
+def decode_ceiling_tok_s(n_params: float, bits: float, mem_bw_Bps: float) -> float:
+    """Batch-1 decode ceiling at ``bits`` per weight: bandwidth / (n_params x bits / 8) (equation
+    eq-decode-ceiling-bits in chapter 9).
+
+    Every weight is read once per generated token (:func:`infra_lib.generations.decode_ceiling_tok_s`
+    applied to :func:`weight_B`); KV-cache reads and imperfect bandwidth only lower it. Halving the
+    bits doubles the ceiling. A model split over n GPUs by tensor parallelism reads 1/n of the
+    weights on each: pass n x the bandwidth (communication left out). W4A16 kernels reach the
+    byte ratio only if dequantizing the weights hides behind their reads. 8B parameters in BF16 on an H200 at 4.8 TB/s: 4.8e12 / 16e9 = 300.
+
+    >>> decode_ceiling_tok_s(8e9, 16, 4.8e12), decode_ceiling_tok_s(8e9, 8, 4.8e12)
+    (300.0, 600.0)
+    """
+    return generations.decode_ceiling_tok_s(mem_bw_Bps, weight_B(n_params, bits))
+
+
+@_check.finite
+def max_batch_at(shape: ModelShape, gpu_mem_B: float, weight_bits: float, kv_bits: float, context: float,
+                 overhead_fraction: float = planner.OVERHEAD_FRACTION, gpus: int = 1) -> int:
+    """Largest batch of ``context``-token requests whose KV cache fits beside the weights.
+
+    floor((gpus x memory x (1 - overhead_fraction) - params x weight_bits / 8)
+          / (KV bytes per token at kv_bits / 8 x context)),
+    :func:`infra_lib.planner.max_batch` with bits turned into bytes. ``overhead_fraction`` (0.1) is
+    the teaching assumption of chapter 4: vLLM's default ``gpu_memory_utilization = 0.9``. KV
+    bits below 16 ignore the KV scales (a few percent). 0: the weights leave no room for one request.
+
+    Llama-3-70B with FP8 weights on one 141 GB H200 at 4,096 tokens: (126.9 - 70.6) GB /
+    (327,680 B x 4,096) -> 41 requests; with FP8 KV (163,840 B per token) 83.
+
+    >>> from infra_lib import models
+    >>> [max_batch_at(models.LLAMA3_70B, 141e9, 8, kv, 4096) for kv in (16, 8)]
+    [41, 83]
+    """
+    w = _check.positive("weight_bits", weight_bits, "bits") / 8
+    kv = _check.positive("kv_bits", kv_bits, "bits") / 8
+    return planner.max_batch(shape, gpu_mem_B, gpus, w, context, kv, overhead_fraction)
+
+
+@_check.finite
+def compute_bound_batch(peak_flop_s: float, mem_bw_Bps: float, bits: float) -> float:
+    """The decode batch at which the weight matmuls turn compute-bound: B* = (F / BW) x b / 16.
+
+    A step of B sequences does 2 P B FLOPs on P b / 8 bytes of weights, an intensity of 16 B / b
+    FLOP per byte; it reaches the ridge point F / BW (chapter 6) at B* (equation eq-flip-batch in
+    chapter 9). KV-cache reads add bytes and push the crossing further out. Fewer bits per weight
+    cross sooner, unless the arithmetic gets faster with them (FP8 on FP8 Tensor Cores: F and b
+    change together and B* stays). ``compute_bound_batch(F_bf16, BW, 8)`` = F_bf16 / (2 BW) is also
+    the batch at which BF16 arithmetic on P weights takes as long as reading P FP8 bytes: where
+    W4A16 (compute-bound there) and FP8 W8A8 (still memory-bound) tie.
+
+    >>> round(compute_bound_batch(989e12, 3.35e12, 16), 1), round(compute_bound_batch(989e12, 3.35e12, 4), 1)
+    (295.2, 73.8)
+    """
+    ridge = generations.ridge_point(peak_flop_s, mem_bw_Bps)
+    return ridge * _check.positive("bits", bits, "bits per weight") / 16
+
+
+# ---- the error side: quantized weights in a matrix product ------------------------------------
+
+MAX_VALUES = 2 ** 22
+"""Largest teaching matrix (values) of :func:`synthetic_weights` / :func:`synthetic_activations`."""
+
+
+def _matrix(name: str, a: ArrayLike) -> FloatArray:
+    arr = formats._finite_array(name, a)
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D matrix, got shape {arr.shape}")
+    return arr
+
+
+def _size(d1: int, d2: int, names: str) -> None:
+    if d1 * d2 > MAX_VALUES:
+        raise ValueError(f"{names}: {d1:,} x {d2:,} values is more than {MAX_VALUES:,} "
+                         "(a teaching matrix: keep it small)")
+
+
+@_check.finite
+def synthetic_weights(d_in: int, d_out: int, outlier_fraction: float = 0.0, outlier_scale: float = 10.0,
+                      seed: int = 0) -> FloatArray:
+    """A teaching weight matrix W (d_in x d_out): Gaussian, std 1/sqrt(d_in), with rare outliers.
+
+    A fraction ``outlier_fraction`` of the entries, chosen at random, is multiplied by
+    ``outlier_scale``. This is a teaching construction, not a trained model: trained LLM weights
+    are roughly Gaussian with a few large entries (Dettmers et al. 2022, "LLM.int8()"; Lin et al.
+    2023, "AWQ"). Fixed ``seed``: the same matrix every run.
+
+    >>> w = synthetic_weights(256, 64, 0.01, 20.0)
+    >>> w.shape, bool(abs(w).max() > 20 * abs(synthetic_weights(256, 64)).std())
+    ((256, 64), True)
+    """
+    d_in = _check.count("d_in", d_in, "inputs")
+    d_out = _check.count("d_out", d_out, "outputs")
+    _size(d_in, d_out, "d_in x d_out")
+    p = _check.non_negative("outlier_fraction", outlier_fraction, "(a share of the entries)")
+    if p > 1:
+        raise ValueError(f"outlier_fraction must be at most 1 (a share of the entries), got {p:g}")
+    k = _check.positive("outlier_scale", outlier_scale, "(times the typical weight)")
+    rng = np.random.default_rng(_check.count("seed", seed, "", minimum=0))
+    w = rng.standard_normal((d_in, d_out)) / math.sqrt(d_in)
+    w[rng.random((d_in, d_out)) < p] *= k
+    return w
+
+
+@_check.finite
+def synthetic_activations(tokens: int, d_in: int, outlier_channels: int = 0, outlier_scale: float = 20.0,
+                          seed: int = 0) -> FloatArray:
+    """Teaching activations X (tokens x d_in): standard Gaussian, with ``outlier_channels`` input
+    channels (columns, chosen at random) scaled by ``outlier_scale`` in every token.
+
+    A teaching construction of what LLM.int8() (Dettmers et al. 2022, section 3) and SmoothQuant
+    (Xiao et al. 2023, section 3) report: in LLM activations a few feature dimensions are
+    systematically many times larger than the rest, in almost every token. Fixed ``seed``.
+
+    >>> x = synthetic_activations(8, 64, 2, 20.0)
+    >>> x.shape, int((abs(x).max(axis=0) > 10).sum())
+    ((8, 64), 2)
+    """
+    tokens = _check.count("tokens", tokens, "tokens")
+    d_in = _check.count("d_in", d_in, "channels")
+    _size(tokens, d_in, "tokens x d_in")
+    n = _check.count("outlier_channels", outlier_channels, "channels", minimum=0)
+    if n > d_in:
+        raise ValueError(f"outlier_channels ({n}) must be at most d_in ({d_in})")
+    k = _check.positive("outlier_scale", outlier_scale, "(times the typical activation)")
+    rng = np.random.default_rng(_check.count("seed", seed, "", minimum=0))
+    x = rng.standard_normal((tokens, d_in))
+    x[:, rng.choice(d_in, size=n, replace=False)] *= k
+    return x
+
+
+@_check.finite
+def matmul_output_error(x: ArrayLike, w: ArrayLike, bits: int, granularity: str, group_size: int = 128,
+                        act_bits: int = 0) -> float:
+    """Relative RMS error of the product when W is quantized: ||x @ W_hat - x @ W|| / ||x @ W||.
+
+    W_hat = :func:`quantize_int` (w, bits, granularity, group_size). ``act_bits`` > 0 also
+    quantizes x, symmetric with one scale per token (row), as W8A8 schemes do; 0 keeps x exact
+    (weight-only quantization). An outlier channel of x sets the scale of every token, which is
+    why LLM.int8() keeps those channels in 16 bits and SmoothQuant moves them into the weights.
+
+    >>> x = [[1.0, 2.0]]; w = [[0.5, -1.0], [0.25, 1.0]]
+    >>> matmul_output_error(x, w, 8, "tensor") < 0.01
+    True
+    """
+    xa, wa = _matrix("x", x), _matrix("w", w)
+    if xa.shape[1] != wa.shape[0]:
+        raise ValueError(f"x has {xa.shape[1]} columns but w has {wa.shape[0]} rows: x @ w needs them equal")
+    a = _check.count("act_bits", act_bits, "bits", minimum=0)
+    xq = quantize_int(xa.T, a, "channel").T if a else xa
+    return formats.relative_rms_error(xa @ wa, xq @ quantize_int(wa, bits, granularity, group_size))
+
+
+@_check.finite
+def matmul_output_sqnr_db(x: ArrayLike, w: ArrayLike, bits: int, granularity: str, group_size: int = 128,
+                          act_bits: int = 0) -> float:
+    """SQNR of the product in dB: -20 log10(:func:`matmul_output_error`).
+
+    A product quantized exactly (every weight on the grid) has no finite SQNR: an error says so.
+
+    >>> x = synthetic_activations(16, 256); w = synthetic_weights(256, 64)
+    >>> 20 < matmul_output_sqnr_db(x, w, 8, "channel") - matmul_output_sqnr_db(x, w, 4, "channel") < 30
+    True
+    """
+    err = matmul_output_error(x, w, bits, granularity, group_size, act_bits)
+    if err == 0:
+        raise ValueError("the quantized product equals x @ w exactly: the SQNR is infinite")
+    return -20 * math.log10(err)
+
+
+@_check.finite
+def granularity_errors(w: ArrayLike, bits: int, group_size: int = 128) -> dict[str, float]:
+    """SQNR in dB of W quantized with one scale per 'tensor', per 'channel' and per 'group'.
+
+    Finer scales follow the local range: on a matrix with a few outliers, group >= channel >=
+    tensor. Near 6.02 dB per bit (each bit halves the step): a uniform error of half a step gives
+    SQNR = 6.02 b + 4.77 - 20 log10(amax / rms) dB.
+
+    >>> e = granularity_errors(synthetic_weights(256, 64, 0.002, 30.0), 4)
+    >>> e["group"] > e["channel"] > e["tensor"]
+    True
+    """
+    arr = _matrix("w", w)
+    return {g: sqnr_db(arr, quantize_int(arr, bits, g, group_size)) for g in GRANULARITIES}
+
+
+# ---- FP8 compute: prefill is compute-bound, batch-1 decode is bandwidth-bound ----------------
+
+@dataclass(frozen=True)
+class PrefillDecode:
+    """Step times in BF16 and in FP8 (weights and compute) and the speedups FP8 brings.
+
+    Each time is the roofline's max(FLOPs / peak, weight bytes / bandwidth).
+    """
+    prefill_bf16_s: float
+    prefill_fp8_s: float
+    decode_bf16_s: float
+    decode_fp8_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for f in ("prefill_bf16_s", "prefill_fp8_s", "decode_bf16_s", "decode_fp8_s"):
+            _check.positive(f, getattr(self, f), "s")
+
+    @property
+    def prefill_speedup(self) -> float:
+        """prefill_bf16_s / prefill_fp8_s: the FP8/BF16 peak ratio when prefill is compute-bound."""
+        return self.prefill_bf16_s / self.prefill_fp8_s
+
+    @property
+    def decode_speedup(self) -> float:
+        """decode_bf16_s / decode_fp8_s: 16 / 8 = 2 from the bytes when batch-1 decode is memory-bound."""
+        return self.decode_bf16_s / self.decode_fp8_s
+
+
+def _measured_peak(precision: str) -> float:
+    return cuda.measured_matmul_peaks_flop_s()[precision]
+
+
+@_check.finite
+def prefill_decode_speedup(n_params: float, prompt_tokens: float, mem_bw_Bps: float,
+                           bf16_flop_s: float | None = None, fp8_flop_s: float | None = None) -> PrefillDecode:
+    """Prefill and batch-1 decode with BF16 vs FP8 weights and compute.
+
+    prefill: max(2 N T / peak, N x bytes / bandwidth); decode (one token): max(2 N / peak,
+    N x bytes / bandwidth); bytes per weight 2 (BF16) and 1 (FP8, its per-tensor scales left
+    out). The peaks default to the H200's measured 8,192^3 matmul rates
+    (:func:`infra_lib.cuda.measured_matmul_peaks_flop_s`: BF16 and FP8 E4M3 via
+    ``torch._scaled_mm``). Prefill gains the peak ratio, decode the byte ratio and nothing from
+    the FLOPs.
+
+    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 1600e12)
+    >>> r.prefill_speedup, r.decode_speedup
+    (2.0, 2.0)
+    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 800e12)
+    >>> r.prefill_speedup, r.decode_speedup
+    (1.0, 2.0)
+    """
+    n = _check.positive("n_params", n_params, "parameters")
+    tokens = _check.positive("prompt_tokens", prompt_tokens, "tokens")
+    bw = _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+    peak16 = _check.positive("bf16_flop_s", _measured_peak("bf16") if bf16_flop_s is None else bf16_flop_s,
+                             "FLOP/s")
+    peak8 = _check.positive("fp8_flop_s", _measured_peak("fp8") if fp8_flop_s is None else fp8_flop_s,
+                            "FLOP/s")
+    w16, w8 = weight_B(n, 16), weight_B(n, 8)
+    return PrefillDecode(prefill_bf16_s=max(2 * n * tokens / peak16, w16 / bw),
+                         prefill_fp8_s=max(2 * n * tokens / peak8, w8 / bw),
+                         decode_bf16_s=max(2 * n / peak16, w16 / bw),
+                         decode_fp8_s=max(2 * n / peak8, w8 / bw))
+
+
+@_check.finite
+def smooth_scales(x: ArrayLike, w: ArrayLike, alpha: float = 0.5) -> FloatArray:
+    """SmoothQuant's per-input-channel scales: s_j = max|X_j|^alpha / max|W_j|^(1 - alpha).
+
+    Dividing column j of X by s_j and multiplying row j of W by it leaves X @ W unchanged and
+    moves part of an activation outlier's range into the weights (Xiao et al. 2023,
+    "SmoothQuant", section 4, equation 4; alpha = 0.5 is their default). A channel that is all
+    zeros in X or in W keeps scale 1.
+
+    >>> smooth_scales([[4.0, 1.0]], [[1.0], [1.0]]).tolist()
+    [2.0, 1.0]
+    """
+    xa, wa = _matrix("x", x), _matrix("w", w)
+    if xa.shape[1] != wa.shape[0]:
+        raise ValueError(f"x has {xa.shape[1]} columns but w has {wa.shape[0]} rows: x @ w needs them equal")
+    a = _check.number("alpha", alpha, "(the migration strength)")
+    if not 0 <= a <= 1:
+        raise ValueError(f"alpha must be between 0 and 1 (the share of the range moved), got {a:g}")
+    xmax, wmax = np.abs(xa).max(axis=0), np.abs(wa).max(axis=1)
+    ok = (xmax > 0) & (wmax > 0)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        s = np.where(ok, xmax ** a / np.where(ok, wmax, 1.0) ** (1 - a), 1.0)
+    if not np.all(np.isfinite(s) & (s > 0)):
+        raise ValueError("x and w span too wide a range for float64 smoothing scales")
+    return s
+
+
+@_check.finite
+def smooth(x: ArrayLike, w: ArrayLike, alpha: float = 0.5) -> tuple[FloatArray, FloatArray]:
+    """(X / s, s W) with s = :func:`smooth_scales`: the same product, flatter activations.
+
+    >>> xs, ws = smooth([[4.0, 1.0]], [[1.0], [1.0]])
+    >>> xs.tolist(), ws.tolist(), (xs @ ws).tolist()
+    ([[2.0, 1.0]], [[2.0], [1.0]], [[5.0]])
+    """
+    s = smooth_scales(x, w, alpha)
+    return _matrix("x", x) / s, _matrix("w", w) * s[:, None]

@@ -8,7 +8,7 @@ index of the right one. Texts are templates: ``{name:fmt}`` is a parameter (as t
 it) or an answer of the exercise; the chapter turns each into a glue role, the quiz widget fills
 it in with a drawn variant's values.
 
->>> q = by_id("ch9_ov_q1")
+>>> q = by_id("ch10_ov_q1")
 >>> q.exercise.grade(q.answer, q.exercise.answers()[q.answer].value).correct
 True
 >>> len({q.id for q in QUESTIONS}) == len(QUESTIONS) >= 60
@@ -24,11 +24,11 @@ from . import (_check, autoscale, collectives, cpu, cuda, engines, fab, framewor
                utilization)
 from .exercises import Answer, Exercise, Param
 
-CHAPTERS = ("ov", "ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "ch8", "ch10")
+CHAPTERS = ("ov", "ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "ch8", "ch9")
 # the chapter each key names, its file, and its number as the prose says it
 CHAPTER_FILES = {"ov": "00_overview", "ch1": "01_chips", "ch2": "02_cpu", "ch3": "03_gpu", "ch4": "04_generations",
                  "ch5": "05_cuda", "ch6": "06_performance", "ch7": "07_frameworks", "ch8": "08_clusters",
-                 "ch10": "10_quantization"}
+                 "ch9": "09_quantization"}
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,8 @@ def values_of(exercise: Exercise) -> dict[str, object]:
 def glue_roles(template: str, prefix: str) -> str:
     """A template with each ``{name:fmt}`` turned into a MyST glue role ``{glue:text}`prefix_name:fmt```.
 
-    >>> glue_roles("{a:.1f} ms", "ch9_x")
-    '{glue:text}`ch9_x_a:.1f` ms'
+    >>> glue_roles("{a:.1f} ms", "ch10_x")
+    '{glue:text}`ch10_x_a:.1f` ms'
     """
     prefix = _check.text("prefix", prefix)
 
@@ -171,32 +171,32 @@ def _ov1(params_b: float, bw: float) -> dict[str, Answer]:
             "tok_s": Answer(generations.decode_ceiling_tok_s(bw, w), "tokens/s")}
 
 
-_num("ch9_ov_q1", "ov", "ov-request", "interview",
+_num("ch10_ov_q1", "ov", "ov-request", "interview",
      {"params_b": Param(8, "billion parameters", 1, 70, integer=True), "bw": Param(H100_BW, "TB/s", 1e12, 8e12, scale=1e12)},
      _ov1, "floor_ms",
      ("A {params_b:.0f}B-parameter model in BF16 runs at batch one on a GPU with {bw:.2f} TB/s of memory bandwidth. "
       "What is the floor on the time per generated token, in ms?",
-      "一个 {params_b:.0f}B 参数的模型以 BF16 存储，在显存带宽 {bw:.2f} TB/s 的 GPU 上以单请求解码。每生成一个 token 至少要多少毫秒？"),
-     ("Every weight byte is read once per token.", "每生成一个 token，每个权重字节都要读一遍。"),
+      "一个 {params_b:.0f}B 参数的模型以 BF16 存储，在显存带宽 {bw:.2f} TB/s 的 GPU 上只 decode 一个请求。每生成一个 token 至少要多少毫秒？"),
+     ("Every weight byte is read once per token.", "每生成一个 token，全部权重都要读一遍。"),
      ("Weights: {params_b:.0f} × two bytes = {weight_gb:.0f} GB. Floor: {weight_gb:.0f} GB / {bw:.2f} TB/s = "
       "**{floor_ms:.2f} ms**, a ceiling of {tok_s:,.0f} tokens/s.",
-      "权重：{params_b:.0f} × 两个字节 = {weight_gb:.0f} GB。下限：{weight_gb:.0f} GB / {bw:.2f} TB/s = **{floor_ms:.2f} ms**，"
+      "权重：{params_b:.0f}B × 每个两字节 = {weight_gb:.0f} GB。下限：{weight_gb:.0f} GB / {bw:.2f} TB/s = **{floor_ms:.2f} ms**，"
       "即每秒最多 {tok_s:,.0f} 个 token。"))
 
 
-_num("ch9_ov_q2", "ov", "ov-batching", "interview",
+_num("ch10_ov_q2", "ov", "ov-batching", "interview",
      {"kv_gb": Param(0.0, "GB")},
      lambda kv_gb: {"flip": Answer(inference.compute_bound_batch(
          inference.Request(_REQ.n_params, _REQ.prompt_tokens, kv_gb * units.GB), _GPU), "requests", rel_tol=0.02)},
      "flip",
      ("The teaching model (8B, BF16) on the teaching GPU, with contexts so short that "
       "KV reads ({kv_gb:.0f} GB) are negligible: from what batch size on is a decode step compute-bound?",
-      "教学模型（8B，BF16）跑在教学 GPU 上，上下文短到 KV 读取（{kv_gb:.0f} GB）可以忽略：批大小到多少时，解码一步变成算力受限？"),
+      "教学模型（8B，BF16）跑在教学 GPU 上，上下文短到 KV 读取（{kv_gb:.0f} GB）可以忽略：batch 从多大开始，一步 decode 会变成受算力限制？"),
      ("Memory time is fixed (one read of the weights); arithmetic grows with the batch. Set them equal.",
-      "访存时间固定（权重读一遍），计算量随批大小增长。令两者相等。"),
+      "访存时间是固定的（权重读一遍），计算时间随 batch 增长。令两者相等。"),
      ("$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$ gives **{flip:.0f}** requests. With a KV cache per request the "
       "memory time grows with the batch too, and the step may never flip.",
-      "$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$，解得 **{flip:.0f}** 个请求。如果每个请求都有 KV cache，访存时间也随批大小增长，可能永远不会翻转。"),
+      "$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$，解得 **{flip:.0f}** 个请求。如果每个请求还带着自己的 KV cache，访存时间也会随 batch 增长，这一步就可能永远不翻转。"),
      flip=True)
 
 
@@ -206,18 +206,18 @@ def _ov3(kv_gb: float, mem_gb: float) -> dict[str, Answer]:
                             "requests", rel_tol=0)}
 
 
-_num("ch9_ov_q3", "ov", "ov-batching", "self-check",
+_num("ch10_ov_q3", "ov", "ov-batching", "self-check",
      {"kv_gb": Param(0.3, "GB", 0.1, 2.0), "mem_gb": Param(H100_MEM / units.GB, "GB", 24, 192, integer=True)},
      _ov3, "batch",
      ("The teaching model's weights and one KV cache of {kv_gb:.2f} GB per request must fit in {mem_gb:.0f} GB. "
       "What is the largest batch?",
-      "教学模型的权重，加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。批大小最大是多少？"),
+      "教学模型的权重，加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。batch 最大能到多少？"),
      ("Subtract the weights, divide by the KV per request, round down.", "先减去权重，再除以每个请求的 KV，向下取整。"),
      ("({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB, rounded down: **{batch:.0f}** requests.",
       "({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB，向下取整：**{batch:.0f}** 个请求。"))
 
 
-_num("ch9_ov_q4", "ov", "ov-server", "interview",
+_num("ch10_ov_q4", "ov", "ov-server", "interview",
      {"gbit": Param(400, "Gb/s", 100, 800, integer=True), "size_gb": Param(10, "GB", 1, 100, integer=True)},
      lambda gbit, size_gb: {"s": Answer(size_gb * units.GB / units.bits_to_bytes(gbit * 1e9), "s"),
                             "bytes_gb": Answer(units.bits_to_bytes(gbit * 1e9) / units.GB, "GB/s"),
@@ -225,80 +225,80 @@ _num("ch9_ov_q4", "ov", "ov-server", "interview",
      "s",
      ("A network card is sold as {gbit:.0f} Gb/s per direction. How many seconds does it take to send {size_gb:.0f} GB?",
       "一块网卡标称单向 {gbit:.0f} Gb/s。发送 {size_gb:.0f} GB 要多少秒？"),
-     ("Gb is gigabits: divide by {bpb:.0f} for bytes.", "Gb 是吉比特：除以 {bpb:.0f} 才是字节。"),
+     ("Gb is gigabits: divide by {bpb:.0f} for bytes.", "Gb 是比特而不是字节：除以 {bpb:.0f} 才是字节数。"),
      ("{gbit:.0f} Gb/s = {bytes_gb:.0f} GB/s, so {size_gb:.0f} GB take **{s:.2f} s**.",
       "{gbit:.0f} Gb/s = {bytes_gb:.0f} GB/s，所以 {size_gb:.0f} GB 需要 **{s:.2f} s**。"))
 
-_mc("ch9_ov_q5", "ov", "ov-request", "interview",
+_mc("ch10_ov_q5", "ov", "ov-request", "interview",
     ("At batch one, which change shortens a decode step of a large model the most?",
-     "单请求解码时，下面哪项改动最能缩短一个大模型的解码步？"),
+     "只 decode 一个请求时，下面哪项改动最能缩短大模型一步 decode 的时间？"),
     (("Twice the peak FLOP/s", "峰值算力翻倍"), ("Twice the memory bandwidth", "显存带宽翻倍"),
      ("A faster CPU", "更快的 CPU")), 1,
     ("The step reads every weight once and does two FLOP per weight: far below the ridge point, so it is "
      "bandwidth-bound and only more bytes per second shorten it.",
-     "每一步把所有权重读一遍，每个权重只做两次浮点运算，远低于屋脊点，所以是带宽受限：只有每秒能读更多字节才会更快。"),
+     "每一步都把全部权重读一遍，每个权重只做两次浮点运算，远低于屋脊点，所以受带宽限制：只有每秒读更多字节，它才会变快。"),
     ("Compare FLOP per byte of the step with the GPU's ridge point.", "比较这一步每字节的运算量和 GPU 的屋脊点。"))
 
-_mc("ch9_ov_q6", "ov", "ov-batching", "self-check",
-    ("Why does batching make decode cheaper per token?", "为什么批处理能降低每个 token 的解码成本？"),
-    (("The weights are read once for the whole batch", "整批请求共用一次权重读取"),
+_mc("ch10_ov_q6", "ov", "ov-batching", "self-check",
+    ("Why does batching make decode cheaper per token?", "为什么组 batch 能降低每个 token 的 decode 成本？"),
+    (("The weights are read once for the whole batch", "整个 batch 共用一次权重读取"),
      ("Each request's KV cache gets smaller", "每个请求的 KV cache 变小了"),
      ("The GPU clock rises", "GPU 频率升高了")), 0,
     ("The weight bytes are shared by every request of the step; the KV bytes are not, which is why batching stops "
      "helping once KV dominates.",
-     "权重字节由这一步里的所有请求共享，KV 字节不共享；所以一旦 KV 占了大头，批处理就不再有帮助。"),
+     "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，再加大 batch 也就帮不上忙了。"),
     ("What does each step read, and what of it is shared?", "每一步读了什么？其中哪些是共享的？"))
 
 # ---- chapter 1: chips ---------------------------------------------------------------------------
 
-_num("ch9_ch1_q1", "ch1", "ch1-wafer", "self-check",
+_num("ch10_ch1_q1", "ch1", "ch1-wafer", "self-check",
      {"area": Param(814, "mm²", 100, 850, integer=True), "wafer": Param(fab.wafer_diameter_mm(), "mm")},
      lambda area, wafer: {"dies": Answer(fab.gross_dies_per_wafer(area, wafer), "dies", rel_tol=0.02),
                           "ideal": Answer(fab.dies_per_wafer_area_only(area, wafer), "dies")},
      "dies",
      ("How many dies of {area:.0f} mm² fit on a {wafer:.0f} mm wafer, counting the loss at the edge?",
-      "一片 {wafer:.0f} mm 晶圆上能放多少个 {area:.0f} mm² 的裸片（计入边缘损失）？"),
+      "一片 {wafer:.0f} mm 晶圆上能放多少个 {area:.0f} mm² 的 die（计入边缘损失）？"),
      ("Wafer area over die area, minus the partial dies along the circumference.",
-      "晶圆面积除以裸片面积，再减去圆周上放不下的半片。"),
+      "晶圆面积除以 die 面积，再减去沿圆周那些不完整的 die。"),
      ("Area alone gives {ideal:.1f}; the edge term $\\pi d/\\sqrt{{2A}}$ removes the partial dies: **{dies:.0f}** dies.",
-      "只按面积算是 {ideal:.1f} 个；边缘项 $\\pi d/\\sqrt{{2A}}$ 去掉放不下的半片：**{dies:.0f}** 个。"))
+      "只按面积算是 {ideal:.1f} 个；边缘项 $\\pi d/\\sqrt{{2A}}$ 扣掉边缘上不完整的 die：**{dies:.0f}** 个。"))
 
-_num("ch9_ch1_q2", "ch1", "ch1-yield", "interview",
+_num("ch10_ch1_q2", "ch1", "ch1-yield", "interview",
      {"area": Param(814, "mm²", 100, 850, integer=True), "d0": Param(0.1, "defects/cm²", 0.03, 0.3)},
      lambda area, d0: {"murphy": Answer(fab.murphy_yield(area, d0), "fraction"),
                        "poisson": Answer(fab.poisson_yield(area, d0), "fraction")},
      "murphy",
      ("A die of {area:.0f} mm² at a defect density of {d0:.2f} per cm²: what share of dies work, by Murphy's model?",
-      "裸片面积 {area:.0f} mm²，缺陷密度每平方厘米 {d0:.2f} 个：按 Murphy 模型，多大比例的裸片是好的？"),
+      "die 面积 {area:.0f} mm²，缺陷密度为每平方厘米 {d0:.2f} 个：按 Murphy 模型，能正常工作的 die 占多大比例？"),
      ("Convert the area to cm² first: $A D_0$ is the mean number of defects per die.",
-      "先把面积换成平方厘米：$A D_0$ 是每个裸片平均的缺陷数。"),
+      "先把面积换算成平方厘米：$A D_0$ 是每个 die 上的平均缺陷数。"),
      ("Murphy's model, which lets the defect density vary across the wafer, gives **{murphy:.1%}**; Poisson, which "
       "assumes uniform defects, gives {poisson:.1%}.",
-      "Murphy 模型允许缺陷密度在晶圆上变化，给出 **{murphy:.1%}**；假设缺陷均匀分布的 Poisson 模型给出 {poisson:.1%}。"))
+      "Murphy 模型允许缺陷密度在晶圆上变化，给出 **{murphy:.1%}**；假设缺陷均匀分布的泊松模型给出 {poisson:.1%}。"))
 
-_num("ch9_ch1_q3", "ch1", "ch1-cost", "self-check",
+_num("ch10_ch1_q3", "ch1", "ch1-cost", "self-check",
      {"price": Param(17000, "USD", 5000, 30000, integer=True), "area": Param(814, "mm²", 100, 850, integer=True),
       "d0": Param(0.1, "defects/cm²", 0.03, 0.3)},
      lambda price, area, d0: {"cost": Answer(fab.cost_per_good_die_usd(price, area, d0), "USD", rel_tol=0.02),
                               "good": Answer(fab.good_dies_per_wafer(area, d0), "dies")},
      "cost",
      ("A wafer costs {price:,.0f} USD. What does one good {area:.0f} mm² die cost at {d0:.2f} defects per cm² (Murphy)?",
-      "一片晶圆 {price:,.0f} 美元。缺陷密度每平方厘米 {d0:.2f} 个（Murphy 模型）时，一个 {area:.0f} mm² 的好裸片要多少钱？"),
-     ("Divide the wafer price by the good dies per wafer.", "晶圆价格除以每片晶圆上的好裸片数。"),
+      "一片晶圆 {price:,.0f} 美元。缺陷密度为每平方厘米 {d0:.2f} 个（Murphy 模型）时，一个 {area:.0f} mm² 的好 die 成本是多少？"),
+     ("Divide the wafer price by the good dies per wafer.", "晶圆价格除以每片晶圆上的好 die 数。"),
      ("Good dies per wafer: {good:.1f}. {price:,.0f} / {good:.1f} = **{cost:,.0f} USD**.",
-      "每片晶圆的好裸片：{good:.1f} 个。{price:,.0f} / {good:.1f} = **{cost:,.0f} 美元**。"))
+      "每片晶圆上的好 die：{good:.1f} 个。{price:,.0f} / {good:.1f} = **{cost:,.0f} 美元**。"))
 
-_num("ch9_ch1_q4", "ch1", "ch1-kgd", "interview",
+_num("ch10_ch1_q4", "ch1", "ch1-kgd", "interview",
      {"y": Param(0.6, "fraction", 0.3, 0.95), "n": Param(2, "dies", 2, 8, integer=True)},
      lambda y, n: {"pkg": Answer(fab.untested_package_yield(y, n), "fraction")},
      "pkg",
      ("Dies yield {y:.0%} and are packaged {n:.0f} at a time without testing. What share of packages work?",
-      "裸片良率 {y:.0%}，不经测试就每 {n:.0f} 个封装在一起。多大比例的封装是好的？"),
-     ("Every die in the package must work.", "封装里的每个裸片都必须是好的。"),
+      "die 的良率是 {y:.0%}，不经测试就每 {n:.0f} 个封装在一起。能正常工作的封装占多大比例？"),
+     ("Every die in the package must work.", "封装里的每个 die 都必须是好的。"),
      ("$Y^n$ = **{pkg:.1%}**: testing the dies first (known good die) avoids throwing good dies away.",
-      "$Y^n$ = **{pkg:.1%}**：先测试裸片（已知良品裸片）就不会把好裸片一起扔掉。"))
+      "$Y^n$ = **{pkg:.1%}**：封装前先把 die 测一遍（已知良品裸片），坏的就不会连累好的一起报废。"))
 
-_num("ch9_ch1_q5", "ch1", "ch1-hbm", "self-check",
+_num("ch10_ch1_q5", "ch1", "ch1-hbm", "self-check",
      {"stacks": Param(5, "stacks", 1, 8, integer=True), "pin": Param(5.23e9, "Gb/s per pin", 2e9, 10e9, scale=1e9),
       "width": Param(1024, "bits per stack")},
      lambda stacks, pin, width: {"bw": Answer(memory.hbm_bandwidth_from_pins_Bps(stacks, int(width), pin) / units.GB, "GB/s"),
@@ -307,24 +307,24 @@ _num("ch9_ch1_q5", "ch1", "ch1-hbm", "self-check",
      "bw",
      ("A GPU has {stacks:.0f} HBM stacks, each with a {width:.0f}-bit interface, at {pin:.2f} Gb/s per pin. What is its memory "
       "bandwidth in GB/s?",
-      "一块 GPU 有 {stacks:.0f} 个 HBM 堆栈，每个接口 {width:.0f} 位，每个引脚 {pin:.2f} Gb/s。显存带宽是多少 GB/s？"),
+      "一块 GPU 有 {stacks:.0f} 个 HBM 堆栈，每个堆栈的接口 {width:.0f} 位宽，每个引脚 {pin:.2f} Gb/s。显存带宽是多少 GB/s？"),
      ("Bus width × pin rate, divided by {bpb:.0f}.", "总线位宽 × 引脚速率，再除以 {bpb:.0f}。"),
      ("{bus:,.0f} bits × {pin:.2f} Gb/s / {bpb:.0f} = **{bw:,.0f} GB/s**.", "{bus:,.0f} 位 × {pin:.2f} Gb/s / {bpb:.0f} = **{bw:,.0f} GB/s**。"))
 
-_mc("ch9_ch1_q6", "ch1", "ch1-reticle", "interview",
+_mc("ch10_ch1_q6", "ch1", "ch1-reticle", "interview",
     ("Splitting one large die into two half-size dies pays off when…",
-     "把一个大裸片拆成两个一半大小的裸片，什么时候划算？"),
+     "把一个大 die 拆成两个一半大小的 die，什么时候划算？"),
     (("defect density is high and the die is near the reticle limit", "缺陷密度高、die 接近单次曝光上限时"),
      ("defect density is close to zero", "缺陷密度接近零时"), ("the wafer is cheap", "晶圆便宜时")), 0,
     ("Yield falls faster than linearly with area, so halves lose less to defects; at near-zero defect density both "
      "yield nearly fully and the split only adds packaging cost.",
-     "良率随面积下降得比线性更快，所以一半大小的裸片因缺陷损失更少；缺陷密度接近零时两者良率都接近百分之百，拆分只会增加封装成本。"),
+     "良率随面积下降得比线性还快，所以半大小的 die 因缺陷损失得更少；缺陷密度接近零时，两种做法的良率都接近百分之百，拆开只会平添封装成本。"),
     ("Compare the yield of one area with the square of the yield of half of it.", "比较整块面积的良率与半块面积良率的平方。"),
     flip=True)
 
 # ---- chapter 2: CPU -----------------------------------------------------------------------------
 
-_num("ch9_ch2_q1", "ch2", "ch2-caches", "self-check",
+_num("ch10_ch2_q1", "ch2", "ch2-caches", "self-check",
      {"hit": Param(4, "cycles", 1, 10, integer=True), "miss": Param(0.1, "fraction", 0.01, 0.5),
       "penalty": Param(200, "cycles", 50, 400, integer=True)},
      lambda hit, miss, penalty: {"amat": Answer(cpu.amat(hit, miss, penalty), "cycles")},
@@ -335,7 +335,7 @@ _num("ch9_ch2_q1", "ch2", "ch2-caches", "self-check",
      ("Hit time plus miss rate times miss penalty.", "命中时间加上缺失率乘以缺失代价。"),
      ("{hit:.0f} + {miss:.2f} × {penalty:.0f} = **{amat:.1f} cycles**.", "{hit:.0f} + {miss:.2f} × {penalty:.0f} = **{amat:.1f} 个周期**。"))
 
-_num("ch9_ch2_q2", "ch2", "ch2-pipelines", "interview",
+_num("ch10_ch2_q2", "ch2", "ch2-pipelines", "interview",
      {"cpi": Param(0.5, "cycles per instruction", 0.25, 2), "f": Param(0.2, "fraction of branches", 0.05, 0.3),
       "pen": Param(15, "cycles", 5, 30, integer=True)},
      lambda cpi, f, pen: {"rate": Answer(cpu.breakeven_mispredict_rate(cpi, f, pen), "fraction")},
@@ -343,12 +343,12 @@ _num("ch9_ch2_q2", "ch2", "ch2-pipelines", "interview",
      ("A core runs at {cpi:.2f} cycles per instruction without stalls; {f:.0%} of "
       "instructions are branches and a mispredict costs {pen:.0f} cycles. At what mispredict rate do branch stalls "
       "cost as much as all other work?",
-      "一个核心在没有停顿时每条指令 {cpi:.2f} 个周期；{f:.0%} 的指令是分支，一次预测失败代价 {pen:.0f} 个周期。预测失败率到多少时，分支停顿的开销等于其余所有工作？"),
-     ("Set f × rate × penalty equal to the base CPI.", "令 分支比例 × 失败率 × 代价 等于基础 CPI。"),
+      "一个核心不停顿时每条指令要 {cpi:.2f} 个周期；{f:.0%} 的指令是分支，每次预测失败多花 {pen:.0f} 个周期。预测失败率到多少时，分支停顿的开销与其余所有工作相当？"),
+     ("Set f × rate × penalty equal to the base CPI.", "令分支比例 × 失败率 × 代价等于基础 CPI。"),
      ("{cpi:.2f} / ({f:.2f} × {pen:.0f}) = **{rate:.1%}**.", "{cpi:.2f} / ({f:.2f} × {pen:.0f}) = **{rate:.1%}**。"),
      flip=True)
 
-_num("ch9_ch2_q3", "ch2", "ch2-simd", "self-check",
+_num("ch10_ch2_q3", "ch2", "ch2-simd", "self-check",
      {"bits": Param(4, "bits", 1, 4, integer=True, scale=1 / 128),   # drawn in 128-bit steps; shown in bits
       "units": Param(2, "FMA units", 1, 4, integer=True),
       "cores": Param(56, "cores", 8, 128, integer=True), "ghz": Param(2.0e9, "GHz", 1e9, 4e9, scale=1e9),
@@ -365,7 +365,7 @@ _num("ch9_ch2_q3", "ch2", "ch2-simd", "self-check",
      ("{per_cycle:.0f} FLOP per cycle per core × {cores:.0f} × {ghz:.1f} GHz = **{tflops:.2f} TFLOP/s**.",
       "每核每周期 {per_cycle:.0f} 次 × {cores:.0f} 核 × {ghz:.1f} GHz = **{tflops:.2f} TFLOP/s**。"))
 
-_num("ch9_ch2_q4", "ch2", "ch2-numa", "self-check",
+_num("ch10_ch2_q4", "ch2", "ch2-numa", "self-check",
      {"local": Param(100e-9, "ns", 60e-9, 150e-9, scale=1e-9), "ratio": Param(1.7, "×", 1.2, 2.5),
       "remote": Param(0.3, "fraction of accesses", 0, 1)},
      lambda local, ratio, remote: {"ns": Answer(cpu.numa_latency_s(local, ratio, remote) * 1e9, "ns"),
@@ -373,12 +373,12 @@ _num("ch9_ch2_q4", "ch2", "ch2-numa", "self-check",
      "ns",
      ("Local DRAM takes {local:.0f} ns, the other socket's memory {ratio:.1f}× as long, and {remote:.0%} of accesses "
       "are remote. What is the average latency in ns?",
-      "本地内存延迟 {local:.0f} ns，另一路 CPU 的内存慢 {ratio:.1f} 倍，{remote:.0%} 的访问是远程的。平均延迟是多少纳秒？"),
+      "访问本地内存的延迟是 {local:.0f} ns，访问另一路 CPU 的内存要花本地的 {ratio:.1f} 倍，{remote:.0%} 的访问是远程访问。平均延迟是多少纳秒？"),
      ("Weight the two latencies by their shares.", "按两种访问的比例对延迟加权平均。"),
      ("{local:.0f} × {local_share:.2f} + {local:.0f} × {ratio:.1f} × {remote:.2f} = **{ns:.1f} ns**.",
       "{local:.0f} × {local_share:.2f} + {local:.0f} × {ratio:.1f} × {remote:.2f} = **{ns:.1f} ns**。"))
 
-_num("ch9_ch2_q5", "ch2", "ch2-launch", "interview",
+_num("ch10_ch2_q5", "ch2", "ch2-launch", "interview",
      {"kernels": Param(300, "kernels", 50, 2000, integer=True), "us": Param(5e-6, "µs", 1e-6, 20e-6, scale=1e-6),
       "gpu_ms": Param(2e-3, "ms", 0.2e-3, 20e-3, scale=1e-3)},
      lambda kernels, us, gpu_ms: {"ratio": Answer(framework.launch_bound_ratio(kernels, us, gpu_ms), "×"),
@@ -386,13 +386,13 @@ _num("ch9_ch2_q5", "ch2", "ch2-launch", "interview",
      "ratio",
      ("A decode step launches {kernels:.0f} kernels at {us:.1f} µs each and the GPU works "
       "{gpu_ms:.2f} ms. What is CPU issue time over GPU time (above one, the step is launch-bound)?",
-      "一个解码步发射 {kernels:.0f} 个 kernel，每个 {us:.1f} µs，GPU 工作 {gpu_ms:.2f} ms。CPU 发射时间与 GPU 时间之比是多少（大于一就是发射受限）？"),
+      "一步 decode 发射 {kernels:.0f} 个 kernel，每次发射 {us:.1f} µs，GPU 工作 {gpu_ms:.2f} ms。CPU 发射时间与 GPU 时间之比是多少（大于一，这一步就受发射限制）？"),
      ("Kernels × launch cost, over GPU time.", "kernel 数 × 发射开销，再除以 GPU 时间。"),
      ("{kernels:.0f} × {us:.1f} µs = {cpu_ms:.2f} ms of CPU time; / {gpu_ms:.2f} ms = **{ratio:.2f}×**.",
       "{kernels:.0f} × {us:.1f} µs = {cpu_ms:.2f} ms 的 CPU 时间；除以 {gpu_ms:.2f} ms = **{ratio:.2f}×**。"),
      flip=True)
 
-_mc("ch9_ch2_q6", "ch2", "ch2-launch", "interview",
+_mc("ch10_ch2_q6", "ch2", "ch2-launch", "interview",
     ("What does a CUDA graph save?", "CUDA graph 省掉的是什么？"),
     (("GPU arithmetic", "GPU 的计算量"), ("Per-kernel CPU launch cost", "每个 kernel 的 CPU 发射开销"),
      ("HBM traffic", "HBM 访存量")), 1,
@@ -402,7 +402,7 @@ _mc("ch9_ch2_q6", "ch2", "ch2-launch", "interview",
 
 # ---- chapter 3: GPU -----------------------------------------------------------------------------
 
-_num("ch9_ch3_q1", "ch3", "ch3-divergence", "self-check",
+_num("ch10_ch3_q1", "ch3", "ch3-divergence", "self-check",
      {"k": Param(8, "lanes", 1, 31, integer=True), "a": Param(40, "cycles", 10, 100, integer=True),
       "b": Param(10, "cycles", 10, 100, integer=True)},
      lambda k, a, b: {"eff": Answer(gpu.branch_efficiency(k, a, b), "fraction")},
@@ -414,7 +414,7 @@ _num("ch9_ch3_q1", "ch3", "ch3-divergence", "self-check",
      ("Useful: $k a + (W-k) b$; issued: $W (a + b)$. $\\eta$ = **{eff:.1%}**.",
       "有用：$k a + (W-k) b$；发出：$W (a + b)$。$\\eta$ = **{eff:.1%}**。"))
 
-_num("ch9_ch3_q2", "ch3", "ch3-littles-law", "interview",
+_num("ch10_ch3_q2", "ch3", "ch3-littles-law", "interview",
      {"bw": Param(H100_BW, "TB/s", 1e12, 8e12, scale=1e12), "ns": Param(LATENCY_S, "ns", 300e-9, 1200e-9, scale=1e-9)},
      lambda bw, ns: {"mb": Answer(gpu.bytes_in_flight_B(bw, ns) / units.MB, "MB")},
      "mb",
@@ -424,7 +424,7 @@ _num("ch9_ch3_q2", "ch3", "ch3-littles-law", "interview",
      ("Little's law.", "利特尔定律。"),
      ("Bandwidth × latency = **{mb:.2f} MB**.", "带宽 × 延迟 = **{mb:.2f} MB**。"))
 
-_num("ch9_ch3_q3", "ch3", "ch3-littles-law", "self-check",
+_num("ch10_ch3_q3", "ch3", "ch3-littles-law", "self-check",
      {"regs": Param(128, "registers per thread", 32, 255, integer=True)},
      lambda regs: {"warps": Answer(gpu.warps_per_sm(regs), "warps", rel_tol=0),
                    "need": Answer(gpu.bytes_per_warp_needed_B(H100_BW, LATENCY_S, H100_SMS, gpu.warps_per_sm(regs)), "B")},
@@ -436,7 +436,7 @@ _num("ch9_ch3_q3", "ch3", "ch3-littles-law", "self-check",
      ("**{warps:.0f} warps**; each must then keep {need:,.0f} bytes in flight to use the HBM bandwidth.",
       "**{warps:.0f} 个 warp**；每个 warp 要有 {need:,.0f} 字节在途才能用满 HBM 带宽。"))
 
-_num("ch9_ch3_q4", "ch3", "ch3-tensor-peaks", "interview",
+_num("ch10_ch3_q4", "ch3", "ch3-tensor-peaks", "interview",
      {"peak": Param(H100_PEAK, "TFLOP/s", 1e14, 2e15, scale=1e12), "sms": Param(H100_SMS, "SMs", 50, 200, integer=True),
       "per_clock": Param(_v("h100_sxm5", "tensor_flop_per_clock_per_sm"), "FLOP per clock per SM")},
      lambda peak, sms, per_clock: {"mhz": Answer(generations.implied_clock_hz(peak, sms, per_clock) / 1e6, "MHz")},
@@ -448,7 +448,7 @@ _num("ch9_ch3_q4", "ch3", "ch3-tensor-peaks", "interview",
      ("{peak:,.0f} × 10¹² / ({sms:.0f} × {per_clock:,.0f}) = **{mhz:,.0f} MHz**.",
       "{peak:,.0f} × 10¹² / ({sms:.0f} × {per_clock:,.0f}) = **{mhz:,.0f} MHz**。"))
 
-_num("ch9_ch3_q5", "ch3", "ch3-block-scaling", "self-check",
+_num("ch10_ch3_q5", "ch3", "ch3-block-scaling", "self-check",
      {"el": Param(4, "bits", 4, 8, integer=True), "sc": Param(8, "bits", 8, 8, integer=True),
       "block": Param(32, "values", 8, 64, integer=True)},
      lambda el, sc, block: {"bits": Answer(formats_bits(el, sc, block), "bits")},
@@ -466,7 +466,7 @@ def formats_bits(element_bits: int, scale_bits: int, block_size: int) -> float:
     return formats.bits_per_value(element_bits, scale_bits, block_size)
 
 
-_num("ch9_ch3_q6", "ch3", "ch3-nvlink", "interview",
+_num("ch10_ch3_q6", "ch3", "ch3-nvlink", "interview",
      {"links": Param(18, "links", 4, 18, integer=True), "per": Param(25e9, "GB/s", 25e9, 50e9, scale=1e9)},
      lambda links, per: {"total": Answer(gpu.nvlink_total_Bps(links, per) / units.GB, "GB/s"),
                          "dir": Answer(links * per / units.GB, "GB/s")},
@@ -478,19 +478,19 @@ _num("ch9_ch3_q6", "ch3", "ch3-nvlink", "interview",
      ("{links:.0f} × {per:.0f} = **{dir:,.0f} GB/s** per direction; the quoted {total:,.0f} GB/s is the two-way total.",
       "{links:.0f} × {per:.0f} = 单向 **{dir:,.0f} GB/s**；手册上的 {total:,.0f} GB/s 是双向合计。"))
 
-_mc("ch9_ch3_q7", "ch3", "ch3-littles-law", "interview",
+_mc("ch10_ch3_q7", "ch3", "ch3-littles-law", "interview",
     ("Why does an SM keep many warps resident instead of running one warp fast?",
      "为什么一个 SM 要同时驻留很多 warp，而不是把一个 warp 跑得飞快？"),
     (("To hide memory latency: while one warp waits, another issues", "为了隐藏访存延迟：一个 warp 在等，另一个就发射指令"),
-     ("To raise the clock", "为了提高频率"), ("Because each warp can only run one instruction in its life", "因为每个 warp 一生只能执行一条指令")), 0,
+     ("To raise the clock", "为了提高频率"), ("Because each warp can only run one instruction in its life", "因为每个 warp 从头到尾只能执行一条指令")), 0,
     ("Switching warps is free (their registers stay on the SM), so the scheduler fills the wait of one with the work of "
      "others; Little's law says how many bytes must be in flight for that to reach the bandwidth.",
-     "切换 warp 没有开销（寄存器一直留在 SM 上），调度器用其他 warp 的工作填满一个 warp 的等待；利特尔定律说明要有多少字节在途才能达到带宽。"),
+     "切换 warp 没有开销（寄存器一直留在 SM 上），调度器拿别的 warp 的工作填补一个 warp 的等待；利特尔定律告诉你，要有多少字节在途才能跑满带宽。"),
     ("What does a warp do while its load is on the way?", "一个 warp 的加载在路上时，它在做什么？"))
 
 # ---- chapter 4: generations ----------------------------------------------------------------------
 
-_num("ch9_ch4_q1", "ch4", "ch4-implied", "self-check",
+_num("ch10_ch4_q1", "ch4", "ch4-implied", "self-check",
      {"peak": Param(H100_PEAK, "TFLOP/s", 1e14, 5e15, scale=1e12), "bw": Param(H100_BW, "TB/s", 1e12, 8e12, scale=1e12)},
      lambda peak, bw: {"ridge": Answer(roofline.ridge_point(peak, bw), "FLOP/B")},
      "ridge",
@@ -500,7 +500,7 @@ _num("ch9_ch4_q1", "ch4", "ch4-implied", "self-check",
      ("{peak:,.0f} / {bw:.2f} = **{ridge:,.0f} FLOP/B**: a kernel below it is memory-bound.",
       "{peak:,.0f} / {bw:.2f} = **每字节 {ridge:,.0f} 次**：低于它的 kernel 受访存限制。"))
 
-_num("ch9_ch4_q2", "ch4", "ch4-generations", "interview",
+_num("ch10_ch4_q2", "ch4", "ch4-generations", "interview",
      {"bw_old": Param(H100_BW, "TB/s", 1e12, 8e12, scale=1e12), "bw_new": Param(H200_BW, "TB/s", 1e12, 8e12, scale=1e12),
       "params_b": Param(70, "billion parameters", 7, 400, integer=True)},
      lambda bw_old, bw_new, params_b: {
@@ -510,12 +510,12 @@ _num("ch9_ch4_q2", "ch4", "ch4-generations", "interview",
      "gain",
      ("A {params_b:.0f}B model in BF16 decodes at batch one. Going from {bw_old:.2f} TB/s to {bw_new:.2f} TB/s of memory "
       "bandwidth (same FLOP/s), how many times faster is the decode ceiling?",
-      "一个 {params_b:.0f}B 的 BF16 模型单请求解码。显存带宽从 {bw_old:.2f} TB/s 提到 {bw_new:.2f} TB/s（算力不变），解码上限快了多少倍？"),
-     ("The batch-one ceiling is bandwidth over weight bytes.", "单请求的上限是带宽除以权重字节数。"),
+      "一个 {params_b:.0f}B 的 BF16 模型，只 decode 一个请求。显存带宽从 {bw_old:.2f} TB/s 提高到 {bw_new:.2f} TB/s（算力不变），decode 上限变成原来的多少倍？"),
+     ("The batch-one ceiling is bandwidth over weight bytes.", "单请求时，上限就是带宽除以权重字节数。"),
      ("{old:,.1f} → {new:,.1f} tokens/s: **{gain:.2f}×**, exactly the bandwidth ratio.",
       "每秒 {old:,.1f} → {new:,.1f} 个 token：**{gain:.2f}×**，正好是带宽之比。"))
 
-_num("ch9_ch4_q3", "ch4", "ch4-gpus-needed", "self-check",
+_num("ch10_ch4_q3", "ch4", "ch4-gpus-needed", "self-check",
      {"params_b": Param(70, "billion parameters", 7, 700, integer=True), "bpp": Param(2, "B per parameter", 0.5, 2),
       "mem_gb": Param(80, "GB", 24, 288, integer=True)},
      lambda params_b, bpp, mem_gb: {"gpus": Answer(math.ceil(params_b * 1e9 * bpp / (mem_gb * units.GB)), "GPUs", rel_tol=0),
@@ -528,7 +528,7 @@ _num("ch9_ch4_q3", "ch4", "ch4-gpus-needed", "self-check",
      ("{weight_gb:,.0f} GB / {mem_gb:.0f} GB, rounded up: **{gpus:.0f} GPUs**, before any KV cache.",
       "{weight_gb:,.0f} GB / {mem_gb:.0f} GB，向上取整：**{gpus:.0f} 块**，这还没算 KV cache。"))
 
-_num("ch9_ch4_q4", "ch4", "ch4-gpus-needed", "interview",
+_num("ch10_ch4_q4", "ch4", "ch4-gpus-needed", "interview",
      {"layers": Param(80, "layers", 16, 128, integer=True), "kv_heads": Param(8, "KV heads", 1, 64, integer=True),
       "head_dim": Param(128, "", 64, 256, integer=True)},
      lambda layers, kv_heads, head_dim: {"kb": Answer(models.kv_B_per_token(layers, kv_heads, head_dim) / units.KB, "KB")},
@@ -539,7 +539,7 @@ _num("ch9_ch4_q4", "ch4", "ch4-gpus-needed", "interview",
      ("Two tensors (K and V) × layers × KV heads × head dimension × two bytes.", "两个张量（K 和 V）× 层数 × KV 头数 × 头维度 × 两个字节。"),
      ("**{kb:,.1f} KB** per token.", "每个 token **{kb:,.1f} KB**。"))
 
-_mc("ch9_ch4_q5", "ch4", "ch4-generations", "interview",
+_mc("ch10_ch4_q5", "ch4", "ch4-generations", "interview",
     ("From one GPU generation to the next, peak FLOP/s has grown faster than memory bandwidth. What happens to the "
      "ridge point?", "从一代 GPU 到下一代，峰值算力增长得比显存带宽快。屋脊点会怎样变化？"),
     (("It moves right: more kernels become memory-bound", "右移：更多 kernel 变成访存受限"),
@@ -549,7 +549,7 @@ _mc("ch9_ch4_q5", "ch4", "ch4-generations", "interview",
      "reach the peak.", "屋脊点是峰值除以带宽：分子增长更快，kernel 就需要更高的每字节运算量才能达到峰值。"),
     ("Ridge = peak / bandwidth.", "屋脊点 = 峰值 / 带宽。"))
 
-_mc("ch9_ch4_q6", "ch4", "ch4-spec-sheet", "self-check",
+_mc("ch10_ch4_q6", "ch4", "ch4-spec-sheet", "self-check",
     ("A datasheet prints a Tensor Core peak with an asterisk “with sparsity”. What is the dense peak?",
      "数据手册上的 Tensor Core 峰值带星号，注明“含稀疏”。稠密峰值是多少？"),
     (("Half of it", "它的一半"), ("The same", "一样"), ("Twice as much", "两倍")), 0,
@@ -559,19 +559,19 @@ _mc("ch9_ch4_q6", "ch4", "ch4-spec-sheet", "self-check",
 
 # ---- chapter 5: CUDA ----------------------------------------------------------------------------
 
-_num("ch9_ch5_q1", "ch5", "ch5-vector-add", "self-check",
+_num("ch10_ch5_q1", "ch5", "ch5-vector-add", "self-check",
      {"n": Param(5000, "elements", 1000, 9999, integer=True),   # below 10,000: the Chinese edition writes larger counts in 万
       "tpb": Param(256, "threads per block", 32, 1024, integer=True)},
      lambda n, tpb: {"blocks": Answer(cuda.grid_blocks(n, tpb), "blocks", rel_tol=0),
                      "idle": Answer(cuda.idle_threads(n, tpb), "threads", rel_tol=0)},
      "blocks",
      ("A vector add over {n:,.0f} elements launches {tpb:.0f} threads per block. How many blocks does the grid need?",
-      "对 {n:,.0f} 个元素做向量加法，每个 block {tpb:.0f} 个线程。grid 需要多少个 block？"),
+      "对 {n:,.0f} 个元素做向量加法，每个线程块 {tpb:.0f} 个线程。grid 需要多少个线程块？"),
      ("Round up: every element needs a thread.", "向上取整：每个元素都要有一个线程。"),
      ("⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} blocks**; {idle:.0f} threads of the last one find no element.",
-      "⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} 个 block**；最后一个 block 里有 {idle:.0f} 个线程没有元素可处理。"))
+      "⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} 个线程块**；最后一个线程块里有 {idle:.0f} 个线程分不到元素。"))
 
-_num("ch9_ch5_q2", "ch5", "ch5-coalescing", "interview",
+_num("ch10_ch5_q2", "ch5", "ch5-coalescing", "interview",
      {"stride": Param(2, "elements", 1, 32, integer=True), "el_b": Param(4, "B"), "sector": Param(cuda.SECTOR_B, "B")},
      lambda stride, el_b, sector: {"useful": Answer(cuda.useful_fraction(stride, int(el_b), 32, int(sector)), "fraction")},
      "useful",
@@ -582,7 +582,7 @@ _num("ch9_ch5_q2", "ch5", "ch5-coalescing", "interview",
      ("**{useful:.1%}** of the moved bytes are used: the rest came along in the same sectors.",
       "搬运的字节里只有 **{useful:.1%}** 有用：其余是同一扇区里顺带搬来的。"))
 
-_num("ch9_ch5_q3", "ch5", "ch5-tiling", "self-check",
+_num("ch10_ch5_q3", "ch5", "ch5-tiling", "self-check",
      {"tile": Param(128, "elements", 16, 256, integer=True)},
      lambda tile: {"ai": Answer(cuda.tile_intensity(tile, tile, 2), "FLOP/B")},
      "ai",
@@ -595,7 +595,7 @@ _num("ch9_ch5_q3", "ch5", "ch5-tiling", "self-check",
       "tile: **{ai:.0f} FLOP/B**. A bigger tile reuses each loaded value more.",
       "沿 k 每走一步，每个输出做两次运算，除以 A 块一列和 B 块一行的字节数：**每字节 {ai:.0f} 次**。块越大，每个加载的值复用得越多。"))
 
-_num("ch9_ch5_q4", "ch5", "ch5-streams", "interview",
+_num("ch10_ch5_q4", "ch5", "ch5-streams", "interview",
      {"chunks": Param(4, "chunks", 1, 16, integer=True), "h2d": Param(2e-3, "ms", 0.5e-3, 5e-3, scale=1e-3),
       "k": Param(3e-3, "ms", 0.5e-3, 5e-3, scale=1e-3), "d2h": Param(1e-3, "ms", 0.5e-3, 5e-3, scale=1e-3)},
      lambda chunks, h2d, k, d2h: {"ms": Answer(cuda.overlapped_time_s(chunks, h2d, k, d2h) / units.MS, "ms"),
@@ -606,27 +606,27 @@ _num("ch9_ch5_q4", "ch5", "ch5-streams", "interview",
       "工作切成 {chunks:.0f} 块放到多个 stream 上；每块拷入 {h2d:.1f} ms、计算 {k:.1f} ms、拷出 {d2h:.1f} ms。流水线化后总共要多少毫秒？"),
      ("The first chunk goes through every stage; each further chunk adds the slowest stage.",
       "第一块走完所有阶段；之后每多一块，加上最慢那个阶段的时间。"),
-     ("**{ms:.1f} ms**, against {serial:.1f} ms one after another.", "**{ms:.1f} ms**，串行则要 {serial:.1f} ms。"))
+     ("**{ms:.1f} ms**, against {serial:.1f} ms one after another.", "**{ms:.1f} ms**，逐块串行则要 {serial:.1f} ms。"))
 
-_mc("ch9_ch5_q5", "ch5", "ch5-occupancy", "interview",
+_mc("ch10_ch5_q5", "ch5", "ch5-occupancy", "interview",
     ("Higher occupancy helps a kernel until…", "提高占用率对 kernel 有帮助，直到……"),
     (("enough bytes are in flight to cover the memory latency", "在途字节已经足以覆盖访存延迟"),
-     ("every register is used", "所有寄存器都用上"), ("the grid has more blocks than SMs", "grid 的 block 数超过 SM 数")), 0,
+     ("every register is used", "所有寄存器都用上"), ("the grid has more blocks than SMs", "grid 的线程块数超过 SM 数")), 0,
     ("Occupancy is a means to keep loads in flight (Little's law); once they cover bandwidth × latency, more warps "
-     "only compete for registers and cache.", "占用率只是让足够的加载在途的手段（利特尔定律）；一旦覆盖了带宽 × 延迟，更多 warp 只会争抢寄存器和缓存。"),
+     "only compete for registers and cache.", "占用率只是让足够多的加载同时在途的手段（利特尔定律）；在途字节一旦覆盖了带宽 × 延迟，再多的 warp 只会争抢寄存器和缓存。"),
     ("What is occupancy for?", "占用率是用来做什么的？"), flip=True)
 
-_mc("ch9_ch5_q6", "ch5", "ch5-tiling", "self-check",
+_mc("ch10_ch5_q6", "ch5", "ch5-tiling", "self-check",
     ("Why do matmul kernels stage tiles in shared memory?", "矩阵乘 kernel 为什么要把数据块放进共享内存？"),
-    (("To reuse each loaded value many times", "让每个加载的值被多次复用"), ("Because HBM cannot be read directly", "因为 HBM 不能直接读"),
+    (("To reuse each loaded value many times", "让每个加载进来的值复用多次"), ("Because HBM cannot be read directly", "因为 HBM 不能直接读"),
      ("To save registers", "为了省寄存器")), 0,
     ("A tile loaded once feeds a whole row or column of outputs, raising FLOP per byte of HBM traffic.",
-     "一个数据块加载一次就能供整行或整列输出使用，提高了每字节 HBM 访存的运算量。"),
+     "一个数据块加载一次，就能供整行或整列输出使用，每字节 HBM 访存对应的运算量就上去了。"),
     ("Think of arithmetic intensity.", "想想算术强度。"))
 
 # ---- chapter 6: performance ---------------------------------------------------------------------
 
-_num("ch9_ch6_q1", "ch6", "ch6-ridge-side", "interview",
+_num("ch10_ch6_q1", "ch6", "ch6-ridge-side", "interview",
      {"m": Param(1, "rows", 1, 4096, integer=True), "k": Param(8192, "", 1024, 16384, integer=True),
       "n": Param(8192, "", 1024, 16384, integer=True)},
      lambda m, k, n: {"ai": Answer(ops.matmul(m, k, n).intensity, "FLOP/B"),
@@ -639,11 +639,11 @@ _num("ch9_ch6_q1", "ch6", "ch6-ridge-side", "interview",
      ("FLOP = 2mkn; bytes = two per element of A, B and C.", "运算量 = 2mkn；字节数 = A、B、C 每个元素两个字节。"),
      ("**{ai:,.1f} FLOP/B** against the H100's ridge of {ridge:,.0f}: below the ridge it is memory-bound, above it "
       "compute-bound. It flips when the rows (the batch of tokens) "
-      "grow towards the ridge.", "**每字节 {ai:,.1f} 次**，H100 的屋脊点是 {ridge:,.0f}：低于屋脊点就是访存受限，高于则是算力受限。行数（token 批大小）增长到接近屋脊点时就会翻转。"),
+      "grow towards the ridge.", "**每字节 {ai:,.1f} 次**，H100 的屋脊点是 {ridge:,.0f}：低于屋脊点就是访存受限，高于则是算力受限。行数（batch 里的 token 数）增长到接近屋脊点时，结论就会翻转。"),
      flip=True)
 
 
-_num("ch9_ch6_q2", "ch6", "ch6-mfu", "self-check",
+_num("ch10_ch6_q2", "ch6", "ch6-mfu", "self-check",
      {"tok_s": Param(3000, "tokens/s", 500, 9000, integer=True), "params_b": Param(70, "billion parameters", 7, 400, integer=True),
       "gpus": Param(8, "GPUs", 1, 64, integer=True), "per": Param(6, "FLOP per parameter per token")},
      lambda tok_s, params_b, gpus, per: {"mfu": Answer(utilization.mfu(tok_s, per * params_b * 1e9, gpus, H100_PEAK), "fraction")},
@@ -655,7 +655,7 @@ _num("ch9_ch6_q2", "ch6", "ch6-mfu", "self-check",
      ("{tok_s:,.0f} × {per:.0f} × {params_b:.0f}B / ({gpus:.0f} × H100 peak) = **{mfu:.1%}**.",
       "{tok_s:,.0f} × {per:.0f} × {params_b:.0f}B / ({gpus:.0f} × H100 峰值) = **{mfu:.1%}**。"))
 
-_num("ch9_ch6_q3", "ch6", "ch6-collectives", "interview",
+_num("ch10_ch6_q3", "ch6", "ch6-collectives", "interview",
      {"size_gb": Param(1.0, "GB", 0.1, 10), "ranks": Param(8, "GPUs", 2, 64, integer=True),
       "bw": Param(450e9, "GB/s", 25e9, 900e9, scale=1e9)},
      lambda size_gb, ranks, bw: {"ms": Answer(collectives.ring_all_reduce_s(size_gb * units.GB, ranks, bw) / units.MS, "ms"),
@@ -667,26 +667,26 @@ _num("ch9_ch6_q3", "ch6", "ch6-collectives", "interview",
      ("Each rank sends and receives the data times the ring's bus factor: almost twice the data.", "每个 rank 收发的数据量是数据大小乘以环形算法的总线系数，接近两倍。"),
      ("{factor:.3f} × {size_gb:.2f} GB / {bw:.0f} GB/s = **{ms:.2f} ms**.", "{factor:.3f} × {size_gb:.2f} GB / {bw:.0f} GB/s = **{ms:.2f} ms**。"))
 
-_num("ch9_ch6_q4", "ch6", "ch6-mfu", "self-check",
+_num("ch10_ch6_q4", "ch6", "ch6-mfu", "self-check",
      {"read_gb": Param(16, "GB", 1, 200), "step_ms": Param(7e-3, "ms", 1e-3, 100e-3, scale=1e-3)},
      lambda read_gb, step_ms: {"mbu": Answer(utilization.mbu(read_gb * units.GB, step_ms, H100_BW), "fraction")},
      "mbu",
      ("A decode step must read {read_gb:.1f} GB and takes {step_ms:.1f} ms on an H100. What is its memory bandwidth "
       "utilization?",
-      "一个解码步要读 {read_gb:.1f} GB，在 H100 上用时 {step_ms:.1f} ms。显存带宽利用率（MBU）是多少？"),
+      "一步 decode 要读 {read_gb:.1f} GB，在 H100 上耗时 {step_ms:.1f} ms。显存带宽利用率（MBU）是多少？"),
      ("Bytes over time, over peak bandwidth.", "字节数除以时间，再除以峰值带宽。"),
      ("{read_gb:.1f} GB / {step_ms:.1f} ms / H100 bandwidth = **{mbu:.1%}**.", "{read_gb:.1f} GB / {step_ms:.1f} ms / H100 带宽 = **{mbu:.1%}**。"))
 
-_mc("ch9_ch6_q5", "ch6", "ch6-ridge-side", "interview",
+_mc("ch10_ch6_q5", "ch6", "ch6-ridge-side", "interview",
     ("Roofline says max(compute time, memory time); a measured kernel takes close to their sum. What does that mean?",
      "屋顶线模型给出 max(计算时间, 访存时间)；实测 kernel 的耗时接近两者之和。这说明什么？"),
     (("Compute and memory traffic do not overlap", "计算和访存没有重叠"), ("The GPU is throttling", "GPU 在降频"),
      ("The roofline is wrong about peaks", "屋顶线的峰值算错了")), 0,
     ("max assumes perfect overlap, the sum none: a kernel near the sum serialises its loads and its arithmetic.",
-     "max 假设完全重叠，求和假设完全不重叠：接近求和的 kernel 把加载和计算串行执行了。"),
+     "max 假设两者完全重叠，求和假设完全不重叠：耗时接近两者之和的 kernel，是把加载和计算串行执行了。"),
     ("Which assumption separates max from sum?", "max 和求和的区别在于哪个假设？"))
 
-_mc("ch9_ch6_q6", "ch6", "ch6-collectives", "self-check",
+_mc("ch10_ch6_q6", "ch6", "ch6-collectives", "self-check",
     ("Why is tensor parallelism usually kept inside one NVLink domain?", "为什么张量并行通常限制在一个 NVLink 域内？"),
     (("It communicates every layer, so it needs the fastest links", "它每一层都要通信，需要最快的链路"),
      ("NCCL cannot cross nodes", "NCCL 不能跨节点"), ("It uses no communication", "它不需要通信")), 0,
@@ -696,7 +696,7 @@ _mc("ch9_ch6_q6", "ch6", "ch6-collectives", "self-check",
 
 # ---- chapter 7: frameworks ----------------------------------------------------------------------
 
-_num("ch9_ch7_q1", "ch7", "ch7-training", "interview",
+_num("ch10_ch7_q1", "ch7", "ch7-training", "interview",
      {"params_b": Param(7, "billion parameters", 1, 70, integer=True), "shards": Param(1, "GPUs", 1, 64, integer=True)},
      lambda params_b, shards: {"gb": Answer(training_memory.model_state_B(params_b * 1e9, 0, shards) / units.GB, "GB"),
                                "bpp": Answer(training_memory.bytes_per_param(0, shards), "B")},
@@ -708,7 +708,7 @@ _num("ch9_ch7_q1", "ch7", "ch7-training", "interview",
       "按每个参数的字节数算：BF16 的权重和梯度，再加 FP32 主权重和 Adam 的两个矩。"),
      ("{bpp:.0f} bytes per parameter × {params_b:.0f}B = **{gb:,.0f} GB**.", "每个参数 {bpp:.0f} 字节 × {params_b:.0f}B = **{gb:,.0f} GB**。"))
 
-_num("ch9_ch7_q2", "ch7", "ch7-training", "self-check",
+_num("ch10_ch7_q2", "ch7", "ch7-training", "self-check",
      {"params_b": Param(70, "billion parameters", 7, 400, integer=True), "mem_gb": Param(80, "GB", 40, 192, integer=True)},
      lambda params_b, mem_gb: {"f": Answer(training_memory.min_shard_degree(params_b * 1e9, mem_gb * units.GB), "GPUs", rel_tol=0),
                                "bpp": Answer(training_memory.bytes_per_param(0, 1), "B")},
@@ -719,17 +719,17 @@ _num("ch9_ch7_q2", "ch7", "ch7-training", "self-check",
      ("{bpp:.0f} bytes per parameter, divided by the degree, must fit.", "每个参数 {bpp:.0f} 字节，除以分片数后要放得下。"),
      ("**{f:.0f} GPUs**.", "**{f:.0f} 块**。"))
 
-_num("ch9_ch7_q3", "ch7", "ch7-compilers", "interview",
+_num("ch10_ch7_q3", "ch7", "ch7-compilers", "interview",
      {"ops_n": Param(4, "operators", 2, 10, integer=True)},
      lambda ops_n: {"saving": Answer(framework.fusion_saving([1] * ops_n, 1), "fraction")},
      "saving",
      ("A chain of {ops_n:.0f} elementwise operators, each reading one tensor and writing one, is fused into one kernel "
       "that reads the input once and writes the result once. What share of the memory traffic disappears?",
-      "一串 {ops_n:.0f} 个逐元素算子，每个读一个张量、写一个张量，被融合成一个 kernel，只读一次输入、写一次结果。访存流量减少了多大比例？"),
-     ("Unfused: each operator reads and writes. Fused: one read, one write.", "不融合：每个算子一读一写。融合后：一读一写。"),
+      "一串 {ops_n:.0f} 个逐元素算子，每个读一个张量、写一个张量；把它们融合成一个 kernel 后，只读一次输入、写一次结果。访存流量减少了多大比例？"),
+     ("Unfused: each operator reads and writes. Fused: one read, one write.", "不融合时每个算子各一读一写；融合后总共一读一写。"),
      ("**{saving:.0%}** of the bytes are saved.", "省掉了 **{saving:.0%}** 的字节。"))
 
-_num("ch9_ch7_q4", "ch7", "ch7-eager", "self-check",
+_num("ch10_ch7_q4", "ch7", "ch7-eager", "self-check",
      {"gpu_ms": Param(1e-3, "ms", 0.1e-3, 10e-3, scale=1e-3), "us": Param(10e-6, "µs", 2e-6, 30e-6, scale=1e-6)},
      lambda gpu_ms, us: {"n": Answer(framework.ops_hidden(gpu_ms, us), "operators")},
      "n",
@@ -741,7 +741,7 @@ _num("ch9_ch7_q4", "ch7", "ch7-eager", "self-check",
       "**{n:,.0f} 个算子**；超过这个数，这一步就受发射限制，CUDA graph 或编译才划算。"),
      flip=True)
 
-_num("ch9_ch7_q5", "ch7", "ch7-engines", "interview",
+_num("ch10_ch7_q5", "ch7", "ch7-engines", "interview",
      {"a": Param(100, "tokens", 10, 500, integer=True), "b": Param(20, "tokens", 10, 500, integer=True),
       "block": Param(16, "tokens", 8, 64, integer=True)},
      lambda a, b, block: {"waste": Answer(1 - engines.kv_paged([a, b], block).used_tokens / engines.kv_paged([a, b], block).reserved_tokens, "fraction"),
@@ -754,17 +754,17 @@ _num("ch9_ch7_q5", "ch7", "ch7-engines", "interview",
      ("Reserved {reserved:.0f} token slots; **{waste:.1%}** unused, only in each sequence's last page.",
       "预留 {reserved:.0f} 个 token 槽位；**{waste:.1%}** 没用上，都在每条序列的最后一页里。"))
 
-_mc("ch9_ch7_q6", "ch7", "ch7-engines", "self-check",
+_mc("ch10_ch7_q6", "ch7", "ch7-engines", "self-check",
     ("What does continuous batching change compared with static batching?", "与静态批处理相比，连续批处理改变了什么？"),
     (("A finished request's slot is refilled at the next step", "请求一结束，下一步就把它的槽位填上新请求"),
-     ("Requests are padded to the same length", "请求被补齐到相同长度"), ("Weights are read once per request", "每个请求各读一次权重")), 0,
+     ("Requests are padded to the same length", "把请求补齐到相同长度"), ("Weights are read once per request", "每个请求各读一次权重")), 0,
     ("Static batching waits for the longest request of a batch; continuous batching schedules per iteration, so slots "
-     "never idle while requests wait.", "静态批处理要等一批里最长的请求；连续批处理按迭代调度，请求排队时槽位不会空着。"),
-    ("Who waits for whom in a static batch?", "静态批里谁在等谁？"))
+     "never idle while requests wait.", "静态批处理要等 batch 里最长的请求结束；连续批处理按迭代调度，只要还有请求在排队，槽位就不会空着。"),
+    ("Who waits for whom in a static batch?", "静态批处理里谁在等谁？"))
 
 # ---- chapter 8: clusters ------------------------------------------------------------------------
 
-_num("ch9_ch8_q1", "ch8", "ch8-serving", "interview",
+_num("ch10_ch8_q1", "ch8", "ch8-serving", "interview",
      {"rate": Param(20, "requests/s", 1, 200, integer=True), "lat": Param(5, "s", 1, 30),
       "slots": Param(16, "requests", 4, 256, integer=True)},
      lambda rate, lat, slots: {"inflight": Answer(autoscale.in_flight(rate, lat), "requests"),
@@ -777,7 +777,7 @@ _num("ch9_ch8_q1", "ch8", "ch8-serving", "interview",
      ("{rate:.0f} × {lat:.1f} = {inflight:.0f} in flight; / {slots:.0f}, rounded up: **{replicas:.0f} replicas**.",
       "{rate:.0f} × {lat:.1f} = {inflight:.0f} 个在途；除以 {slots:.0f}，向上取整：**{replicas:.0f} 个副本**。"))
 
-_num("ch9_ch8_q2", "ch8", "ch8-topology", "self-check",
+_num("ch10_ch8_q2", "ch8", "ch8-topology", "self-check",
      {"radix": Param(32, "ports", 4, 64, integer=True, scale=0.5),   # drawn in pairs of ports (radix is even)
       "tiers": Param(2, "tiers", 1, 2, integer=True)},
      lambda radix, tiers: {"n": Answer(scheduling.fat_tree_endpoints(2 * radix, tiers), "endpoints", rel_tol=0)},
@@ -787,7 +787,7 @@ _num("ch9_ch8_q2", "ch8", "ch8-topology", "self-check",
      ("Each tier below the top splits its ports half down, half up.", "除顶层外，每层交换机一半端口向下、一半向上。"),
      ("**{n:,.0f} endpoints**.", "**{n:,.0f} 个端点**。"))
 
-_num("ch9_ch8_q3", "ch8", "ch8-serving", "interview",
+_num("ch10_ch8_q3", "ch8", "ch8-serving", "interview",
      {"weights_gb": Param(140, "GB", 10, 800), "load": Param(2e9, "GB/s", 0.5e9, 25e9, scale=1e9)},
      lambda weights_gb, load: {"s": Answer(autoscale.load_time_s(weights_gb * units.GB, load), "s")},
      "s",
@@ -796,7 +796,7 @@ _num("ch9_ch8_q3", "ch8", "ch8-serving", "interview",
      ("Size over bandwidth.", "大小除以带宽。"),
      ("**{s:,.0f} s**: autoscaling must react that far ahead of a burst.", "**{s:,.0f} s**：自动扩缩容必须提前这么久应对突发流量。"))
 
-_num("ch9_ch8_q4", "ch8", "ch8-topology", "self-check",
+_num("ch10_ch8_q4", "ch8", "ch8-topology", "self-check",
      {"ports": Param(8, "NICs", 1, 16, integer=True), "gbit": Param(400, "Gb/s", 100, 800, integer=True)},
      lambda ports, gbit: {"gbs": Answer(scheduling.aggregate_Bps(ports, units.bits_to_bytes(gbit * 1e9)) / units.GB, "GB/s"),
                           "bpb": Answer(units.BITS_PER_BYTE, "bits", rel_tol=0)},
@@ -806,7 +806,7 @@ _num("ch9_ch8_q4", "ch8", "ch8-topology", "self-check",
      ("Ports × rate, then bits to bytes.", "端口数 × 速率，再把比特换成字节。"),
      ("{ports:.0f} × {gbit:.0f} Gb/s / {bpb:.0f} = **{gbs:,.0f} GB/s**.", "{ports:.0f} × {gbit:.0f} Gb/s / {bpb:.0f} = **{gbs:,.0f} GB/s**。"))
 
-_mc("ch9_ch8_q5", "ch8", "ch8-gang", "interview",
+_mc("ch10_ch8_q5", "ch8", "ch8-gang", "interview",
     ("Two jobs each need eight GPUs; a scheduler gives each four as they become free. What can happen?",
      "两个作业各需要八块 GPU；调度器在 GPU 空出来时各分给它们四块。会发生什么？"),
     (("Both wait forever: a deadlock", "两个都永远等下去：死锁"), ("Both run at half speed", "两个都以一半速度运行"),
@@ -815,7 +815,7 @@ _mc("ch9_ch8_q5", "ch8", "ch8-gang", "interview",
      "每个作业都占着一半资源等另一半；成组调度（要么全给，要么不给）可以避免。"),
     ("Does a distributed job start with part of its GPUs?", "分布式作业能只拿到一部分 GPU 就开始吗？"))
 
-_mc("ch9_ch8_q6", "ch8", "ch8-sharing", "self-check",
+_mc("ch10_ch8_q6", "ch8", "ch8-sharing", "self-check",
     ("Splitting an H100 with MIG beats giving each small job a whole GPU when…",
      "什么情况下用 MIG 切分 H100 比给每个小作业一整块 GPU 更好？"),
     (("each job uses a small share of the GPU's compute and memory", "每个作业只用得了 GPU 的一小部分算力和显存"),
@@ -826,7 +826,7 @@ _mc("ch9_ch8_q6", "ch8", "ch8-sharing", "self-check",
 
 # ---- chapter 10: quantization --------------------------------------------------------------------
 
-_num("ch9_ch10_q1", "ch10", "ch10-start", "interview",
+_num("ch10_ch9_q1", "ch9", "ch9-bits", "interview",
      {"params_b": Param(70, "billion parameters", 7, 400, integer=True), "bits": Param(4.25, "bits per value", 3, 16)},
      lambda params_b, bits: {"gb": Answer(quantization.weight_B(params_b * 1e9, bits) / units.GB, "GB"),
                              "bpb": Answer(units.BITS_PER_BYTE, "bits", rel_tol=0),
@@ -837,7 +837,7 @@ _num("ch9_ch10_q1", "ch10", "ch10-start", "interview",
      ("Parameters × bits / {bpb:.0f}.", "参数量 × 位数 / {bpb:.0f}。"),
      ("**{gb:,.1f} GB**, against {bf16:,.0f} GB in BF16.", "**{gb:,.1f} GB**，BF16 则是 {bf16:,.0f} GB。"))
 
-_num("ch9_ch10_q2", "ch10", "ch10-start", "self-check",
+_num("ch10_ch9_q2", "ch9", "ch9-savings", "self-check",
      {"bits": Param(4.5, "bits per value", 3, 16), "bw": Param(H100_BW, "TB/s", 1e12, 8e12, scale=1e12),
       "params_b": Param(70, "billion parameters", 7, 400, integer=True), "bf16": Param(16, "bits")},
      lambda bits, bw, params_b, bf16: {"gain": Answer(bf16 / bits, "×"),
@@ -845,12 +845,12 @@ _num("ch9_ch10_q2", "ch10", "ch10-start", "self-check",
      "gain",
      ("Weights go from BF16 to {bits:.2f} bits each. By how much does the batch-one decode ceiling of a {params_b:.0f}B "
       "model rise, if the KV cache is negligible?",
-      "权重从 BF16 变为每个 {bits:.2f} 位。如果 KV cache 可以忽略，一个 {params_b:.0f}B 模型的单请求解码上限提高多少倍？"),
+      "权重从 BF16 改为每个 {bits:.2f} 位。KV cache 忽略不计时，一个 {params_b:.0f}B 模型单请求 decode 的上限变成原来的多少倍？"),
      ("The ceiling is bandwidth over weight bytes.", "上限是带宽除以权重字节数。"),
      ("{bf16:.0f} bits / {bits:.2f} = **{gain:.2f}×**, {tok:,.0f} tokens/s at {bw:.2f} TB/s.",
       "{bf16:.0f} 位 / {bits:.2f} = **{gain:.2f}×**，在 {bw:.2f} TB/s 下每秒 {tok:,.0f} 个 token。"))
 
-_num("ch9_ch10_q3", "ch10", "ch10-start", "interview",
+_num("ch10_ch9_q3", "ch9", "ch9-bits", "interview",
      {"block": Param(16, "values", 8, 128, integer=True), "sc": Param(8, "bits", 8, 16, integer=True), "el": Param(4, "bits")},
      lambda block, sc, el: {"overhead": Answer(sc / block / el, "fraction"), "bits": Answer(quantization.bits_per_param(int(el), sc, block), "bits")},
      "overhead",
@@ -863,35 +863,35 @@ _num("ch9_ch10_q3", "ch10", "ch10-start", "interview",
       "{sc:.0f} / {block:.0f} / {el:.0f} = **{overhead:.1%}**（每个值 {bits:.3f} 位）。块越小越能贴合离群值，但位数开销越大：取舍随块大小翻转。"),
      flip=True)
 
-_num("ch9_ch10_q4", "ch10", "ch10-start", "self-check",
+_num("ch10_ch9_q4", "ch9", "ch9-savings", "self-check",
      {"kv_gb": Param(40, "GB", 1, 200), "w_gb": Param(35, "GB", 5, 200)},
      lambda kv_gb, w_gb: {"share": Answer(kv_gb / (kv_gb + w_gb), "fraction"), "half": Answer(kv_gb / 2, "GB"),
                           "gain": Answer((kv_gb + w_gb) / (kv_gb / 2 + w_gb), "×")},
      "gain",
      ("A batched decode step reads {w_gb:.0f} GB of quantized weights and {kv_gb:.0f} GB of KV cache. Halving the KV "
       "bytes (FP8 KV), how much faster is the step if it stays bandwidth-bound?",
-      "一个批处理解码步要读 {w_gb:.0f} GB 的量化权重和 {kv_gb:.0f} GB 的 KV cache。把 KV 字节减半（FP8 KV），如果仍是带宽受限，这一步快多少倍？"),
+      "一个 batch 的一步 decode 要读 {w_gb:.0f} GB 的量化权重和 {kv_gb:.0f} GB 的 KV cache。把 KV 字节减半（FP8 KV），如果这一步仍受带宽限制，速度变成原来的多少倍？"),
      ("Time is proportional to bytes read.", "时间与读取的字节数成正比。"),
      ("KV is {share:.0%} of the bytes; ({w_gb:.0f} + {kv_gb:.0f}) / ({w_gb:.0f} + {half:.1f}) = **{gain:.2f}×**.",
       "KV 占字节数的 {share:.0%}；({w_gb:.0f} + {kv_gb:.0f}) / ({w_gb:.0f} + {half:.1f}) = **{gain:.2f}×**。"))
 
-_mc("ch9_ch10_q5", "ch10", "ch10-start", "interview",
-    ("Why does weight-only quantization speed up decode more than prefill?", "为什么只量化权重对解码的加速比对预填充大？"),
-    (("Decode is bandwidth-bound; prefill is compute-bound", "解码受带宽限制，预填充受算力限制"),
-     ("Prefill does not use the weights", "预填充不用权重"), ("Decode uses FP4 Tensor Cores", "解码用的是 FP4 Tensor Core")), 0,
+_mc("ch10_ch9_q5", "ch9", "ch9-compute", "interview",
+    ("Why does weight-only quantization speed up decode more than prefill?", "为什么只量化权重时，decode 得到的加速比预填充大？"),
+    (("Decode is bandwidth-bound; prefill is compute-bound", "decode 受带宽限制，预填充受算力限制"),
+     ("Prefill does not use the weights", "预填充不用权重"), ("Decode uses FP4 Tensor Cores", "decode 用的是 FP4 Tensor Core")), 0,
     ("Fewer weight bytes shorten a memory-bound step; prefill's matmuls are above the ridge, and dequantizing weights "
      "to BF16 does not reduce their FLOP.", "权重字节少了，访存受限的步骤就快了；预填充的矩阵乘在屋脊点以上，把权重反量化回 BF16 并不减少运算量。"),
     ("Which phase is below the ridge point?", "哪个阶段在屋脊点以下？"))
 
-_mc("ch9_ch10_q6", "ch10", "ch10-start", "self-check",
+_mc("ch10_ch9_q6", "ch9", "ch9-accuracy", "self-check",
     ("What do block scales (MXFP4, NVFP4) protect against?", "块缩放因子（MXFP4、NVFP4）防的是什么？"),
-    (("One outlier forcing a coarse scale on the whole tensor", "一个离群值迫使整个张量用很粗的缩放"),
+    (("One outlier forcing a coarse scale on the whole tensor", "一个离群值逼得整个张量的缩放因子变大、量化变粗"),
      ("Bit flips in memory", "内存中的位翻转"), ("Overflow of the accumulator", "累加器溢出")), 0,
     ("With a scale per small block, an outlier only coarsens its own block; the rest keep fine steps.",
-     "每个小块各有一个缩放因子，离群值只会让它所在的块变粗，其余块仍保持细的量化步长。"),
+     "每个小块各有一个缩放因子，离群值只会让它所在的那一块变粗，其余块仍保持精细的量化步长。"),
     ("What does a single per-tensor scale have to cover?", "整个张量只用一个缩放因子时，它要覆盖什么？"))
 
-_num("ch9_ch10_q7", "ch10", "ch10-start", "self-check",
+_num("ch10_ch9_q7", "ch9", "ch9-accuracy", "self-check",
      {"bits": Param(4, "bits", 2, 8, integer=True)},
      lambda bits: {"qmax": Answer(quantization.int_qmax(bits), "codes", rel_tol=0),
                    "levels": Answer(2 * quantization.int_qmax(bits) + 1, "codes", rel_tol=0)},
@@ -914,7 +914,7 @@ def by_id(qid: str) -> Question:
 
 
 def chapter_questions(chapter: str) -> tuple[Question, ...]:
-    """The questions that test ``chapter`` ("ov", "ch1", ..., "ch10")."""
+    """The questions that test ``chapter`` ("ov", "ch1", ..., "ch9")."""
     chapter = _check.choice("chapter", chapter, CHAPTERS)
     return tuple(QUESTIONS_BY_CHAPTER[chapter])
 

@@ -5,8 +5,8 @@ and without recomputation, and the collectives each choice adds to a step.
 Sources: S. Rajbhandari, J. Rasley, O. Ruwase and Y. He, "ZeRO: Memory Optimizations Toward
 Training Trillion Parameter Models", SC 2020, §3.1 (16 bytes per parameter: 2 + 2 + K with K = 12),
 §5 and Figure 1 (the three stages), §7 (communication volume); V. Korthikanti et al., "Reducing
-Activation Recomputation in Large Transformer Models", MLSys 2023 (arXiv:2205.05198), §4
-(activation bytes per layer sbh(34 + 5as/h)); Y. Zhao et al., "PyTorch FSDP", VLDB 2023 (the
+Activation Recomputation in Large Transformer Models", MLSys 2023 (arXiv:2205.05198), §4 and Table 2
+(activation bytes per layer sbh(34 + 5as/h), with and without sequence parallelism); Y. Zhao et al., "PyTorch FSDP", VLDB 2023 (the
 sharding factor F between 1 and the world size: hybrid sharding).
 """
 from dataclasses import dataclass
@@ -59,18 +59,31 @@ def model_state_B(params: float, stage: int = 0, shards: int = 1) -> float:
 
 @_check.finite
 def activation_B_per_layer(seq: int, micro_batch: int, hidden: int, heads: int,
-                           recompute: str = "none", tensor_parallel: int = 1) -> float:
+                           recompute: str = "none", tensor_parallel: int = 1,
+                           sequence_parallel: bool = False) -> float:
     """Activation bytes one transformer layer keeps for the backward pass (16-bit activations).
 
-    Equation eq-activations in chapter 7 (Korthikanti et al., §4, with tensor and sequence
-    parallelism of degree t dividing everything):
-    none: s b h (34 + 5 a s / h) / t; selective (recompute attention's softmax and dropout):
-    34 s b h / t; full (keep only the layer's input): 2 s b h / t.
+    Equation eq-activations in chapter 7. Korthikanti et al., "Reducing Activation Recomputation
+    in Large Transformer Models" (MLSys 2023, arXiv:2205.05198), §4 and Table 2, with tensor
+    parallelism of degree t:
+
+    - ``sequence_parallel=False`` (tensor parallelism alone: the layer norms, dropouts and the
+      layer's input are replicated on every GPU, 10 s b h of the 34 s b h):
+      none: s b h (10 + 24/t + 5 a s / (h t)); selective: s b h (10 + 24/t);
+      full (keep only the layer's input): 2 s b h (Table 2, "full activation recompute").
+    - ``sequence_parallel=True`` (those replicated parts split along the sequence as well):
+      none: s b h (34 + 5 a s / h) / t; selective: 34 s b h / t; full: 2 s b h / t.
+
+    With t = 1 both give s b h (34 + 5 a s / h), 34 s b h and 2 s b h.
 
     >>> activation_B_per_layer(2048, 1, 4096, 32) / 2**20      # s b h = 8 Mi; 34 + 5*32*2048/4096 = 114
     912.0
     >>> activation_B_per_layer(2048, 1, 4096, 32, "full") / 2**20
     16.0
+    >>> activation_B_per_layer(2048, 1, 4096, 32, "full", 8) / 2**20      # no sequence parallelism: 2 s b h
+    16.0
+    >>> activation_B_per_layer(2048, 1, 4096, 32, "full", 8, sequence_parallel=True) / 2**20
+    2.0
     """
     s = _check.count("seq", seq, "tokens")
     b = _check.count("micro_batch", micro_batch, "sequences")
@@ -78,12 +91,15 @@ def activation_B_per_layer(seq: int, micro_batch: int, hidden: int, heads: int,
     a = _check.count("heads", heads, "heads")
     mode = _check.choice("recompute", recompute, ("none", "selective", "full"))
     t = _check.count("tensor_parallel", tensor_parallel, "GPUs")
+    sp = _check.flag("sequence_parallel", sequence_parallel)
     sbh = float(s) * b * h
+    attention = 5 * a * s / (h * t)          # the score and softmax matrices, split by heads
     if mode == "full":
-        return 2 * sbh / t
+        return 2 * sbh / (t if sp else 1)
+    kept = 34 / t if sp else 10 + 24 / t     # everything else a layer keeps
     if mode == "selective":
-        return 34 * sbh / t
-    return sbh * (34 + 5 * a * s / h) / t
+        return sbh * kept
+    return sbh * (kept + attention)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ def pytest_collection_modifyitems(config, items):
 
     pytest-randomly shuffles items within a module; nbval's cells have no module, so they would
     be run out of order (a NameError in the first cell that needs an earlier one). The notebooks
-    themselves still come in random order among the other test files.
+    themselves still come in random order among the other test files. Under pytest-xdist
+    (``--dist loadfile``) a notebook is one file: all its cells run in one worker's kernel.
     """
     order, cells = [], {}
     for item in items:

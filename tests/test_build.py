@@ -102,7 +102,8 @@ def tiny_book(dest, en_body, zh_body, zh_key="tiny_value"):
     # all of book/ (tools, extension, templates, static files, overrides, jieba's terms): the
     # one-page table of contents decides what is built
     shutil.copytree(ROOT / "book", dest / "book",
-                    ignore=shutil.ignore_patterns("__pycache__", "node_modules", "vendor"))
+                    ignore=shutil.ignore_patterns("__pycache__", "node_modules", "vendor", "lite-vendor"))
+    (dest / "book" / "lite-vendor").symlink_to(ROOT / "book" / "lite-vendor")   # 18 MB: read, not copied
     for rel in build.VENDOR_FILES:                 # stand-ins: the tiny page needs no MathJax
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         (dest / rel).write_text("", encoding="utf-8")

@@ -29,12 +29,13 @@ import infra_lib.figures.performance  # noqa: F401  (chapter 6; makes figures.pe
 from infra_lib import decode_model
 import infra_lib.figures.cuda  # noqa: F401  (chapter 5; makes figures.cuda an attribute)
 from infra_lib import cuda
+import infra_lib.figures.quantization  # noqa: F401  (chapter 9; makes figures.quantization an attribute)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES_DIR = ROOT / "infra_lib" / "figures"
 TOPICS = [figures.roofline, figures.inference, figures.interconnect, figures.fab, figures.memory,
           figures.cpu, figures.gpu, figures.formats, figures.clusters, figures.generations,
-          figures.frameworks, figures.performance, figures.cuda]
+          figures.frameworks, figures.performance, figures.cuda, figures.quantization]
 
 GENS = [("HBM2 (JEDEC)", 1024, 2.4e9), ("HBM4 (JEDEC)", 2048, 8e9)]
 GPUS = [("H100", 5, 1024, 5.238e9), ("B200", 8, 1024, 7.52e9)]
@@ -121,6 +122,14 @@ FIGURES = {
     "cuda.matmul_roofline": (lambda lang: figures.cuda.matmul_roofline(
         cuda.measured_matmul_roofline(), 989.5e12, 1979e12, 4.8e12, cuda.measured_matmul_peaks_flop_s(), lang),
         [(LOG, LOG)]),
+    "quantization.decode_ceiling_vs_bits": (lambda lang: figures.quantization.decode_ceiling_vs_bits(lang),
+                                            [(LIN, LOG)]),
+    "quantization.batch_context_vs_kv_bits": (lambda lang: figures.quantization.batch_context_vs_kv_bits(lang),
+                                              [(LOG2, LOG)]),
+    "quantization.batch_context_vs_kv_bits(int4 weights)": (
+        lambda lang: figures.quantization.batch_context_vs_kv_bits(lang, weight_bits=4.25), [(LOG2, LOG)]),
+    "quantization.error_by_granularity": (lambda lang: figures.quantization.error_by_granularity(lang),
+                                          [(LIN, LIN), (LIN, LIN)]),
 }
 
 

@@ -150,3 +150,81 @@ def test_a_device_without_a_bf16_peak_is_named():
     from infra_lib import generations as g
     with pytest.raises(KeyError, match="rubin_vr200"):
         g.dense_bf16_flop_s("rubin_vr200")
+
+
+# ---- the chapter 4 spec table: each cell's value and kind, by hand from the registry's documents
+
+TABLE_GPUS = ("v100_sxm2", "a100_sxm4_40gb", "h100_sxm5", "h200_sxm", "b200_hgx", "b300_gpu", "rubin_vr200")
+
+
+def test_tensor_cores_are_sms_times_per_sm():
+    # V100: 80 x 8 = 640; A100: 108 x 4 = 432; H100: 132 x 4 = 528 (whitepapers); B200: 148 x 4 = 592
+    for key, n in (("v100_sxm2", 640), ("a100_sxm4_40gb", 432), ("h100_sxm5", 528), ("b200_hgx", 592)):
+        assert gen.tensor_core_cell(key).value == n
+    assert gen.tensor_core_cell("h100_sxm5").kind == "derived"
+    assert gen.tensor_core_cell("b200_hgx").kind == "reported"        # its SM count is a third party's
+    assert gen.tensor_core_cell("b300_gpu").kind == "datasheet"       # 640, printed by NVIDIA
+    assert gen.tensor_core_cell("rubin_vr200").kind == "announced"
+
+
+def test_dense_peaks_and_their_notes():
+    b200 = gen.generation_specs("b200_hgx")
+    assert (b200.bf16.value, b200.fp8.value, b200.fp4.value) == (4.5e15 / 2, 9e15 / 2, 18e15 / 2)
+    assert {b200.bf16.note, b200.fp8.note, b200.fp4.note} == {"sparse / 2"}
+    assert gen.dense_peak_cell("h100_sxm5", "fp8").value == 1978.9e12 and gen.dense_peak_cell("h100_sxm5", "fp8").note == ""
+    assert gen.dense_peak_cell("b300_gpu", "fp4").value == 14e15       # printed dense: 18 | 14
+    assert gen.dense_peak_cell("v100_sxm2", "bf16").note == "FP16"
+    assert gen.dense_peak_cell("rubin_vr200", "fp4").note == "basis not stated"
+
+
+def test_none_versus_unpublished():
+    # FP8 arrived with Hopper, FP4 with Blackwell: older cells are "none"; Rubin's BF16 is unpublished
+    assert gen.dense_peak_cell("v100_sxm2", "fp8").kind == "none"
+    assert gen.dense_peak_cell("a100_sxm4_40gb", "fp4").kind == "none"
+    assert gen.dense_peak_cell("h200_sxm", "fp4").kind == "none"
+    assert gen.dense_peak_cell("rubin_vr200", "bf16").kind == "unpublished"
+    assert gen.spec_cell("rubin_vr200", "power_W").kind == "unpublished"
+    assert not gen.Cell(0.0, "none").known and gen.Cell(1.0, "derived").known
+
+
+def test_memory_type_stacks_and_process():
+    types = [gen.memory_type_cell(k).text for k in TABLE_GPUS]
+    assert types == ["HBM2", "HBM2", "HBM3", "HBM3e", "HBM3e", "HBM3e", "HBM4"]
+    assert gen.stacks_cell("v100_sxm2").value == 4096 / 1024 and gen.stacks_cell("v100_sxm2").kind == "derived"
+    assert gen.stacks_cell("a100_sxm4_40gb").value == 5120 / 1024
+    assert gen.stacks_cell("h200_sxm").value == 6 and gen.stacks_cell("h200_sxm").kind == "reported"
+    assert gen.stacks_cell("rubin_vr200").kind == "unpublished"
+    assert [gen.process_cell(k).text for k in TABLE_GPUS[:6]] == ["TSMC 12 nm FFN", "TSMC 7 nm N7", "TSMC 4N",
+                                                                 "TSMC 4N", "TSMC 4NP", "TSMC 4NP"]
+    assert gen.process_cell("h200_sxm").kind == "derived"            # the H100's die, not on the H200's page
+    assert gen.process_cell("rubin_vr200").kind == "unpublished"
+
+
+def test_every_table_row_has_every_column():
+    for key in TABLE_GPUS:
+        r = gen.generation_specs(key)
+        assert r.capacity.known and r.bandwidth.known and r.nvlink.known and r.sms.known
+        assert r.year == hw.entry(key).year
+
+
+def test_per_stack_pin_rate_and_flop_per_joule_by_hand():
+    assert gen.per_stack_bw_Bps("v100_sxm2") == pytest.approx(900e9 / 4)          # 225 GB/s
+    assert gen.pin_rate_bps("h200_sxm") == pytest.approx(4.8e12 * 8 / 6144)       # 6.25 Gb/s
+    assert gen.pin_rate_bps("b200_hgx") == pytest.approx(7.7e12 * 8 / 8192)       # 7.52 Gb/s
+    assert gen.flop_per_joule("v100_sxm2") == pytest.approx(125e12 / 300)
+    assert gen.flop_per_joule("b200_hgx") == pytest.approx(2.25e15 / 1000)
+    with pytest.raises(KeyError):
+        gen.flop_per_joule("rubin_vr200")
+    with pytest.raises(KeyError):
+        gen.per_stack_bw_Bps("rubin_vr200")
+
+
+@pytest.mark.parametrize("bad", ["fp16", "", 8])
+def test_bad_format(bad):
+    with pytest.raises((KeyError, ValueError, TypeError)):
+        gen.dense_peak_cell("h100_sxm5", bad)
+
+
+def test_cell_checks_its_kind():
+    with pytest.raises((KeyError, ValueError)):
+        gen.Cell(1.0, "guessed")

@@ -225,7 +225,8 @@ def test_devices_of_one_family_and_category():
     assert [d.key for d in hw.devices(category="memory_standard")] == [
         "hbm2_jesd235b", "hbm3_jesd238", "hbm3e_micron", "hbm4_jesd270"]
     assert {d.key for d in hw.devices(category="assumption")} == {
-        "teaching_gpu", "teaching_request", "fab_teaching", "cpu_teaching", "cluster_teaching"}
+        "teaching_gpu", "teaching_request", "fab_teaching", "cpu_teaching", "cluster_teaching",
+        "perf_teaching", "engine_teaching"}
 
 
 def test_non_devices_say_what_they_are():

@@ -55,3 +55,231 @@ def test_sqnr_identity():
 def test_kv_tokens_by_hand():
     assert q.kv_tokens_that_fit(80e9, 16e9, 131072) == int(64e9 / 131072)
     assert q.kv_tokens_that_fit(10e9, 16e9, 131072) == 0
+
+
+# ---- chapter 9: storage, decode, KV room, matmul error, FP8 prefill/decode --------------------
+
+from infra_lib import cuda, generations, hardware, models, planner  # noqa: E402
+
+
+def test_storage_formats_by_hand():
+    f = {s.key: s for s in q.storage_formats()}
+    assert f["bf16"].bits_per_param == 16 and f["bf16"].bytes_per_param == 2
+    assert f["fp8"].bits_per_param == 8 + 32 / 8192 ** 2 and f["fp8"].element_bits == formats.E4M3.bits == 8
+    assert f["int8"].bits_per_param == 8 + 16 / 4096
+    assert f["int4_g128"].bits_per_param == 4 + (16 + 16) / 128 == 4.25
+    assert f["int4_g128_sym"].bits_per_param == 4 + 16 / 128 == 4.125
+    assert f["mxfp4"].bits_per_param == 4 + 8 / 32 == formats.MXFP4.bits_per_value
+    assert f["nvfp4"].bits_per_param == 4 + 8 / 16 == formats.NVFP4.bits_per_value
+    assert q.storage_format("int4_g128").bytes_per_param == 4.25 / 8
+    # 70e9 parameters at 4.25 bits: 70e9 x 4.25 / 8 = 37.1875 GB
+    assert q.weight_B(70e9, f["int4_g128"].bits_per_param) == pytest.approx(37.1875e9)
+    # the per-tensor scale shrinks as the tensor grows
+    assert q.storage_formats(1)[1].bits_per_param == 40
+
+
+def test_storage_format_unknown_key_suggests():
+    with pytest.raises(KeyError, match="nvfp4"):
+        q.storage_format("nvfp5")
+
+
+def test_decode_ceiling_by_hand():
+    # H200 4.8 TB/s over 8e9 x 16 / 8 = 16 GB: 300 tokens/s; 4 bits: 1,200
+    assert q.decode_ceiling_tok_s(8e9, 16, 4.8e12) == pytest.approx(300)
+    assert q.decode_ceiling_tok_s(8e9, 4, 4.8e12) == pytest.approx(1200)
+    bw = hardware.value("h200_sxm", "mem_bw_Bps")
+    assert q.decode_ceiling_tok_s(70e9, 8, bw) == generations.decode_ceiling_tok_s(bw, 70e9)
+
+
+def test_decode_ceiling_scales_inversely_with_bits():
+    for bits in (16, 8, 4.5, 4.25):
+        assert q.decode_ceiling_tok_s(1e9, bits, 1e12) * bits == pytest.approx(1e12 / 1e9 * 8)
+
+
+def test_max_batch_by_hand():
+    shape = models.LLAMA3_70B
+    # FP8 weights: 141e9 x 0.9 - n_params bytes; BF16 KV: 2 x 80 x 8 x 128 x 2 = 327,680 B per token
+    free = 141e9 * 0.9 - shape.n_params
+    assert q.max_batch_at(shape, 141e9, 8, 16, 4096) == int(free // 327680 // 4096)
+    assert q.max_batch_at(shape, 141e9, 8, 8, 4096) == int(free // 163840 // 4096)
+    assert q.max_batch_at(shape, 141e9, 16, 16, 4096) == 0          # 141 GB of BF16 weights leave nothing
+    assert q.max_batch_at(shape, 141e9, 8, 16, 4096) == planner.max_batch(shape, 141e9, 1, 1, 4096, 2)
+
+
+def test_halving_kv_bits_about_doubles_the_batch():
+    shape = models.LLAMA3_8B
+    for ctx in (1024, 8192, 65536):
+        b16, b8, b4 = (q.max_batch_at(shape, 80e9, 16, kv, ctx) for kv in (16, 8, 4))
+        assert b16 <= b8 <= b4
+        assert 2 * b16 <= b8 <= 2 * b16 + 1 and 2 * b8 <= b4 <= 2 * b8 + 1
+
+
+def test_synthetic_data_is_deterministic_and_has_its_outliers():
+    a, b = q.synthetic_weights(256, 32, 0.01, 25.0), q.synthetic_weights(256, 32, 0.01, 25.0)
+    assert np.array_equal(a, b) and a.shape == (256, 32)
+    assert not np.array_equal(a, q.synthetic_weights(256, 32, 0.01, 25.0, seed=1))
+    clean = q.synthetic_weights(256, 32)
+    assert clean.std() == pytest.approx(1 / 16, rel=0.05)                 # std 1/sqrt(256)
+    x = q.synthetic_activations(32, 128, 3, 20.0)
+    big = np.abs(x).mean(axis=0) > 5 * np.median(np.abs(x).mean(axis=0))
+    assert x.shape == (32, 128) and big.sum() == 3
+
+
+def test_synthetic_data_refuses_bad_sizes():
+    with pytest.raises(ValueError, match="d_in"):
+        q.synthetic_weights(2 ** 12, 2 ** 12)
+    with pytest.raises(ValueError, match="outlier_channels"):
+        q.synthetic_activations(4, 8, 9)
+    with pytest.raises(ValueError, match="outlier_fraction"):
+        q.synthetic_weights(8, 8, 1.5)
+
+
+def _outlier_case():
+    return q.synthetic_activations(64, 512, 4, 20.0), q.synthetic_weights(512, 128, 0.002, 30.0)
+
+
+def test_matmul_error_is_the_relative_rms_of_the_product():
+    x, w = _outlier_case()
+    wq = q.quantize_int(w, 4, "channel")
+    ref = np.sqrt(np.sum((x @ w - x @ wq) ** 2) / np.sum((x @ w) ** 2))
+    assert q.matmul_output_error(x, w, 4, "channel") == pytest.approx(ref)
+    assert q.matmul_output_sqnr_db(x, w, 4, "channel") == pytest.approx(-20 * math.log10(ref))
+
+
+def test_matmul_error_falls_as_bits_rise():
+    x, w = _outlier_case()
+    for g in q.GRANULARITIES:
+        errs = [q.matmul_output_error(x, w, b, g) for b in (2, 3, 4, 6, 8)]
+        assert all(e1 > e2 for e1, e2 in zip(errs, errs[1:])), (g, errs)
+
+
+def test_finer_granularity_wins_on_outlier_data():
+    x, w = _outlier_case()
+    for bits in (4, 8):
+        e = {g: q.matmul_output_error(x, w, bits, g) for g in q.GRANULARITIES}
+        assert e["group"] <= e["channel"] <= e["tensor"]
+        s = q.granularity_errors(w, bits)
+        assert s["group"] >= s["channel"] >= s["tensor"]
+
+
+def test_about_six_db_per_bit():
+    """Uniform rounding error of half a step: SQNR = 6.02 b + const, so 8 bits minus 4 bits is
+    about 4 x 6.02 = 24.1 dB on Gaussian weights (per channel: no outliers to change the const)."""
+    w = q.synthetic_weights(512, 128)
+    s = {b: q.granularity_errors(w, b)["channel"] for b in (4, 5, 6, 7, 8)}
+    assert s[8] - s[4] == pytest.approx(4 * 20 * math.log10(2), abs=1.5)
+    for b in (5, 6, 7, 8):
+        assert s[b] - s[b - 1] == pytest.approx(20 * math.log10(2), abs=0.7)
+
+
+def test_activation_quantization_adds_error_and_outlier_channels_hurt_it():
+    x, w = _outlier_case()
+    weight_only = q.matmul_output_error(x, w, 8, "channel")
+    assert q.matmul_output_error(x, w, 8, "channel", act_bits=8) > weight_only
+    clean_x = q.synthetic_activations(64, 512)
+    w0 = q.synthetic_weights(512, 128)
+    # INT4 per token: an outlier channel sets every token's scale and crushes the other channels
+    assert (q.matmul_output_error(x, w0, 8, "channel", act_bits=4)
+            > q.matmul_output_error(clean_x, w0, 8, "channel", act_bits=4))
+
+
+def test_matmul_shapes_are_checked():
+    with pytest.raises(ValueError, match="x has 3 columns"):
+        q.matmul_output_error(np.ones((2, 3)), np.ones((4, 2)), 8, "tensor")
+    with pytest.raises(ValueError, match="2-D"):
+        q.matmul_output_error([1.0, 2.0], np.ones((2, 2)), 8, "tensor")
+    with pytest.raises(ValueError, match="group_size"):
+        q.matmul_output_error(np.ones((2, 100)), np.ones((100, 2)), 8, "group")
+    with pytest.raises(KeyError):
+        q.matmul_output_error(np.ones((2, 2)), np.ones((2, 2)), 8, "row")
+
+
+def test_prefill_gains_the_peak_ratio_decode_the_byte_ratio():
+    peaks = cuda.measured_matmul_peaks_flop_s()
+    r = q.prefill_decode_speedup(8e9, 2048, 4.8e12)
+    # prefill compute-bound: 2 x 8e9 x 2048 / peak; the speedup is the measured FP8/BF16 ratio (~1.8)
+    assert r.prefill_bf16_s == pytest.approx(2 * 8e9 * 2048 / peaks["bf16"])
+    assert r.prefill_speedup == pytest.approx(peaks["fp8"] / peaks["bf16"])
+    assert 1.7 < r.prefill_speedup < 1.9
+    # batch-1 decode memory-bound: 16 GB / 4.8 TB/s against 8 GB: exactly 2, nothing from the FLOPs
+    assert r.decode_bf16_s == pytest.approx(16e9 / 4.8e12)
+    assert r.decode_speedup == pytest.approx(2.0)
+    same_peak = q.prefill_decode_speedup(8e9, 2048, 4.8e12, peaks["bf16"], peaks["bf16"])
+    assert same_peak.prefill_speedup == pytest.approx(1.0) and same_peak.decode_speedup == pytest.approx(2.0)
+
+
+def test_prefill_of_one_token_is_decode():
+    r = q.prefill_decode_speedup(8e9, 1, 4.8e12)
+    assert r.prefill_bf16_s == r.decode_bf16_s and r.prefill_speedup == pytest.approx(2.0)
+
+
+def test_bad_inputs_name_the_parameter():
+    with pytest.raises(ValueError, match="mem_bw_Bps"):
+        q.decode_ceiling_tok_s(8e9, 16, 0)
+    with pytest.raises(ValueError, match="kv_bits"):
+        q.max_batch_at(models.LLAMA3_8B, 80e9, 16, -8, 4096)
+    with pytest.raises(ValueError, match="overhead_fraction"):
+        q.max_batch_at(models.LLAMA3_8B, 80e9, 16, 16, 4096, overhead_fraction=1.0)
+    with pytest.raises(ValueError, match="fp8_flop_s"):
+        q.prefill_decode_speedup(8e9, 100, 4.8e12, 1e15, -1.0)
+    with pytest.raises(TypeError):
+        q.max_batch_at("llama", 80e9, 16, 16, 4096)
+
+
+def test_smoothing_keeps_the_product_and_flattens_the_activations():
+    x, w = q.synthetic_activations(32, 256, 4, 20.0), q.synthetic_weights(256, 64)
+    xs, ws = q.smooth(x, w)
+    assert np.allclose(xs @ ws, x @ w)
+    spread = lambda a: np.abs(a).max(axis=0).max() / np.median(np.abs(a).max(axis=0))  # noqa: E731
+    assert spread(xs) < spread(x)
+    s = q.smooth_scales(x, w, 0.5)
+    assert np.allclose(s, np.sqrt(np.abs(x).max(axis=0) / np.abs(w).max(axis=1)))     # alpha = 1/2 by hand
+    assert np.allclose(q.smooth_scales(x, w, 0.0), 1 / np.abs(w).max(axis=1))
+    # per-token INT8 activations lose less after smoothing (weights at 16 bits: nearly exact)
+    assert (q.matmul_output_error(xs, ws, 16, "channel", act_bits=8)
+            < q.matmul_output_error(x, w, 16, "channel", act_bits=8))
+    with pytest.raises(ValueError, match="alpha"):
+        q.smooth_scales(x, w, 1.5)
+
+
+def test_compute_bound_batch_by_hand_and_fp8_keeps_it():
+    # ridge 1000e12 / 4e12 = 250 FLOP/byte; 8-bit weights reach it at 250 x 8 / 16 = 125 sequences
+    assert q.compute_bound_batch(1000e12, 4e12, 8) == pytest.approx(125)
+    # FP8 arithmetic doubles the peak as FP8 weights halve the bits: the crossing stays put
+    assert q.compute_bound_batch(2000e12, 4e12, 8) == pytest.approx(q.compute_bound_batch(1000e12, 4e12, 16))
+    with pytest.raises(ValueError, match="bits"):
+        q.compute_bound_batch(1000e12, 4e12, 0)
+
+
+def test_gqa_kv_bytes_per_token_by_hand():
+    # 2 (K and V) x layers x KV heads x head dim x 2 bytes: GQA counts KV heads, not query heads
+    assert models.LLAMA3_70B.kv_B_per_token() == 2 * 80 * 8 * 128 * 2 == 327_680
+    assert models.LLAMA3_8B.kv_B_per_token() == 2 * 32 * 8 * 128 * 2 == 131_072
+    assert models.LLAMA3_70B.kv_B_per_token(1) == 163_840                     # FP8 KV halves it
+
+
+def test_split_over_gpus_multiplies_the_ceiling():
+    # BF16 Llama-3-70B (141.1 GB) needs two 141 GB H200s (126.9 GB usable each); split by tensor
+    # parallelism each reads half the weights per token: twice one GPU's ceiling
+    shape, bw = models.LLAMA3_70B, 4.8e12
+    assert planner.gpus_needed(shape, 141e9, 2).gpus == 2
+    assert q.decode_ceiling_tok_s(shape.n_params, 16, 2 * bw) == pytest.approx(
+        2 * q.decode_ceiling_tok_s(shape.n_params, 16, bw))
+    # INT4 g128 on one GPU against BF16 on two: (16 / 4.25) / 2 = 1.88
+    ratio = q.decode_ceiling_tok_s(shape.n_params, 4.25, bw) / q.decode_ceiling_tok_s(shape.n_params, 16, 2 * bw)
+    assert ratio == pytest.approx(16 / 4.25 / 2)
+
+
+def test_w4a16_and_fp8_tie_where_bf16_flops_equal_fp8_bytes():
+    """Step time of a batch-B decode, roofline max(FLOPs / peak, bytes / bandwidth): W4A16 (4.25
+    bits, BF16 arithmetic at F) against FP8 weights and FP8 arithmetic (8 bits, 2F). They tie at
+    2 P B / F = P / BW, B = F / (2 BW): 1000e12 / 8e12 = 125 here."""
+    F, bw, P = 1000e12, 4e12, 1e9
+    w4 = lambda B: max(2 * P * B / F, P * 4.25 / 8 / bw)        # noqa: E731
+    fp8 = lambda B: max(2 * P * B / (2 * F), P * 8 / 8 / bw)     # noqa: E731
+    tie = q.compute_bound_batch(F, bw, 8)
+    assert tie == pytest.approx(125)
+    assert w4(tie) == pytest.approx(fp8(tie))
+    assert w4(tie / 2) < fp8(tie / 2) and w4(2 * tie) > fp8(2 * tie)
+    # W4A16 turns compute-bound at 250 x 4.25 / 16 = 66.4, before the tie
+    assert q.compute_bound_batch(F, bw, 4.25) == pytest.approx(250 * 4.25 / 16)

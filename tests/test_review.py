@@ -22,11 +22,11 @@ import make_review  # noqa: E402
 
 IDS = [q.id for q in review.QUESTIONS]
 NUMERIC = [q for q in review.QUESTIONS if q.numeric]
-PAGE = {lang: prose.ROOT / f"notebooks/{lang}/09_review.md" for lang in prose.EDITIONS}
+PAGE = {lang: prose.ROOT / f"notebooks/{lang}/10_review.md" for lang in prose.EDITIONS}
 # Section labels the bank names in chapters whose pages do not carry them yet: the lead adds these
 # (one line "(label)=" above the section's heading in both editions) and then adds the chapter to
 # make_review.LINKED.
-PENDING_LABELS = {"ch10-start"}   # the quantization chapter is not written yet
+PENDING_LABELS: set[str] = set()   # labels of chapters not written yet (none now)
 
 
 def test_enough_questions_everywhere():
@@ -42,7 +42,7 @@ def test_enough_questions_everywhere():
 def test_ids_are_unique_and_named_for_their_chapter():
     assert len(set(IDS)) == len(IDS)
     for q in review.QUESTIONS:
-        assert re.fullmatch(rf"ch9_{q.chapter}_q\d+", q.id), q.id
+        assert re.fullmatch(rf"ch10_{q.chapter}_q\d+", q.id), q.id
 
 
 @pytest.mark.parametrize("q", NUMERIC, ids=[q.id for q in NUMERIC])
@@ -138,7 +138,7 @@ def test_prose_has_no_typed_numbers():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_widget_builds_and_new_variant_recomputes(lang):
     pytest.importorskip("ipywidgets")
-    for qid in ("ch9_ov_q1", "ch9_ov_q5"):
+    for qid in ("ch10_ov_q1", "ch10_ov_q5"):
         box = quiz.quiz(qid, lang)
         prompt, row, out = box.children
         text, check = row.children[0], row.children[1]
@@ -159,10 +159,10 @@ def test_widget_builds_and_new_variant_recomputes(lang):
 def test_quiz_hint_only_when_wrong():
     right = answers.Verdict(True, "right", "ok")
     wrong = answers.Verdict(False, "wrong_number", "no")
-    assert "Hint" not in quiz.feedback_html("ch9_ov_q1", right, "en")
-    assert "Hint" in quiz.feedback_html("ch9_ov_q1", wrong, "en") and "提示" in quiz.feedback_html("ch9_ov_q1", wrong, "zh")
-    assert quiz.question_html("ch9_ov_q1", "en", 3) != quiz.question_html("ch9_ov_q1", "en", 0)
-    assert quiz.question_html("ch9_ov_q1", "en", 3) == quiz.question_html("ch9_ov_q1", "en", 3)   # a seed reproduces
+    assert "Hint" not in quiz.feedback_html("ch10_ov_q1", right, "en")
+    assert "Hint" in quiz.feedback_html("ch10_ov_q1", wrong, "en") and "提示" in quiz.feedback_html("ch10_ov_q1", wrong, "zh")
+    assert quiz.question_html("ch10_ov_q1", "en", 3) != quiz.question_html("ch10_ov_q1", "en", 0)
+    assert quiz.question_html("ch10_ov_q1", "en", 3) == quiz.question_html("ch10_ov_q1", "en", 3)   # a seed reproduces
 
 
 def test_a_question_must_be_consistent():

@@ -14,8 +14,9 @@ is served from cache) and the checks below read that one load:
 
 - requests: nothing leaves 127.0.0.1 (outside requests are recorded, then blocked), none fails,
   no response has a status >= 400;
-- math: if the HTML has ``.math`` elements, MathJax has replaced each with an ``mjx-container``,
-  reports no TeX error, and no raw TeX (``$$``, ``\\(``, ``\\frac`` ...) is visible outside code;
+- math: each ``.math`` element holds MathML written at build time (book/tools/mathml.py), drawn by
+  the browser with some height, with no ``merror``, no MathJax script loaded, and no raw TeX
+  (``$$``, ``\\(``, ``\\frac`` ...) visible outside code;
 - twin link: ``a.course-twin-link`` leads to a page of the other edition that loads (HTTP 200)
   and whose own twin link leads back to this page;
 - ``<html lang>``: ``en`` for the English edition, ``zh-CN`` for the Chinese one;
@@ -32,16 +33,14 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
 
-from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, launch_chromium, redirect_target,
+from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, redirect_target,
                          site_pages)
 
-# xdist_group: under `--dist loadgroup` all of these share one worker (one browser, each page loaded once).
+# Under `--dist loadfile` (make test) this file runs in one worker: one browser, each page loaded once.
 pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]
 
 NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html stub
-MATH_TIMEOUT_MS = 20_000      # MathJax start-up and first typeset
 SEARCH_TIMEOUT_MS = 15_000    # Sphinx search: index load, query, results
 IDLE_TIMEOUT_MS = 3_000       # late requests (fonts, lazily loaded scripts): best effort
 PHONE_WIDTH = 390            # CSS px: a phone held upright
@@ -50,22 +49,25 @@ OTHER = {"en": "zh", "zh": "en"}
 PAGES = [page for lang in EDITIONS for page in site_pages(lang)]
 SCREENSHOTS = os.environ.get("SITE_SCREENSHOTS")
 
-# Raw TeX that MathJax should have consumed, looked for in visible text outside code.
+# Raw TeX that the build should have turned into MathML, looked for in visible text outside code.
 RAW_TEX = re.compile(r"\$\$|\\[(\[\])]|\\[A-Za-z]{2,}|\$[^$\s][^$]*[\\^_{}][^$]*\$")
 
-# Collected in the page after MathJax: untypeset math, TeX errors, raw TeX in visible text.
+# Collected in the page: math without MathML (or drawn with no height), TeX errors, MathJax scripts,
+# raw TeX in visible text.
 MATH_STATE_JS = r"""
 (pattern) => {
   const math = [...document.querySelectorAll('.math')];
-  const untypeset = math.filter(el => !el.querySelector('mjx-container'))
+  const untypeset = math.filter(el => { const m = el.querySelector('math');
+                                          return !m || (el.checkVisibility() && m.getBoundingClientRect().height < 5); })
                         .map(el => el.textContent.trim().slice(0, 100));
-  const errors = [...document.querySelectorAll('mjx-merror')]
+  const errors = [...document.querySelectorAll('merror')]
                    .map(el => (el.getAttribute('data-mjx-error') || el.textContent).slice(0, 120));
+  const scripts = [...document.scripts].map(s => s.src).filter(src => /mathjax|course-math/i.test(src));
   const parts = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!el || el.closest('pre, code, script, style, textarea, noscript, template, mjx-container')) continue;
+    if (!el || el.closest('pre, code, script, style, textarea, noscript, template, math')) continue;
     if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
     parts.push(n.data);
   }
@@ -76,7 +78,7 @@ MATH_STATE_JS = r"""
     raw.push(text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 30).replace(/\s+/g, ' '));
     if (raw.length >= 10) break;
   }
-  return {containers: document.querySelectorAll('mjx-container').length, untypeset, errors, raw};
+  return {containers: document.querySelectorAll('.math math').length, untypeset, errors, scripts, raw};
 }
 """
 
@@ -158,7 +160,6 @@ class Visit:
     html_lang: str | None = None
     math_in_html: int = 0
     math: dict | None = None
-    math_error: str | None = None
     twins: list = field(default_factory=list)           # resolved hrefs of a.course-twin-link
     links: list = field(default_factory=list)           # resolved hrefs of every a[href]
     text: str = ""
@@ -231,7 +232,7 @@ class Site:
             record.html_lang = page.evaluate("document.documentElement.getAttribute('lang')")
             record.math_in_html = page.locator(".math").count()
             if record.math_in_html:
-                self._typeset(page, record)
+                record.math = page.evaluate(MATH_STATE_JS, RAW_TEX.pattern)
             try:
                 page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
             except PlaywrightError:
@@ -251,38 +252,12 @@ class Site:
             context.close()
         return record
 
-    @staticmethod
-    def _typeset(page, record):
-        try:
-            # book/_static/course-math.js loads MathJax when math comes near the view: load it now
-            page.evaluate("() => window.courseLoadMath && window.courseLoadMath()")
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                                   timeout=MATH_TIMEOUT_MS)
-            page.evaluate("""() => { MathJax.startup.promise.then(() => { window.__courseMathDone = 'ok'; },
-                                                                   e => { window.__courseMathDone = String(e); }); }""")
-            page.wait_for_function("() => window.__courseMathDone", timeout=MATH_TIMEOUT_MS)
-            done = page.evaluate("window.__courseMathDone")
-            if done != "ok":
-                record.math_error = f"MathJax start-up failed: {done}"
-        except PlaywrightError as exc:
-            record.math_error = (f"MathJax did not finish typesetting within {MATH_TIMEOUT_MS / 1000:.0f} s "
-                                 f"({str(exc).splitlines()[0]})")
-        record.math = page.evaluate(MATH_STATE_JS, RAW_TEX.pattern)
-
 
 @pytest.fixture(scope="session")
 def site_server(strict_build):
     assert strict_build.returncode == 0, "the strict build failed:\n" + strict_build.summary()
     with SiteServer(SITE) as server:
         yield server
-
-
-@pytest.fixture(scope="session")
-def browser():
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")
@@ -362,16 +337,17 @@ def test_no_sideways_scroll_on_a_phone(site, page):
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_math_is_typeset(site, page):
+def test_math_is_mathml(site, page):
     require(lang_of(page))
     visit = loaded(site, page)
     if not visit.math_in_html:
-        return                                  # nothing to typeset on this page
-    assert visit.math_error is None, f"{visit.where()}: {visit.math_error}"
+        return                                  # a page without formulas
     math = visit.math
-    assert math["containers"] > 0, f"{visit.where()} has {visit.math_in_html} .math elements but no mjx-container"
-    assert not math["untypeset"], f"{visit.where()}: math left untypeset: {math['untypeset'][:5]}"
-    assert not math["errors"], f"{visit.where()}: MathJax TeX errors: {math['errors'][:5]}"
+    assert math["containers"] == visit.math_in_html, (
+        f"{visit.where()}: {visit.math_in_html} .math elements but {math['containers']} hold MathML")
+    assert not math["untypeset"], f"{visit.where()}: math not drawn as MathML: {math['untypeset'][:5]}"
+    assert not math["errors"], f"{visit.where()}: TeX errors in the MathML: {math['errors'][:5]}"
+    assert not math["scripts"], f"{visit.where()}: loads a math script although its math is MathML: {math['scripts']}"
     assert not math["raw"], f"{visit.where()}: raw TeX visible in the page:\n  " + "\n  ".join(math["raw"])
 
 

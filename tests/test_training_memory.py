@@ -23,7 +23,39 @@ def test_activations_formula():
     s, b, h, a = 2048, 2, 8192, 64
     assert T.activation_B_per_layer(s, b, h, a) == pytest.approx(s * b * h * (34 + 5 * a * s / h))
     assert T.activation_B_per_layer(s, b, h, a, "selective") == pytest.approx(34 * s * b * h)
-    assert T.activation_B_per_layer(s, b, h, a, "full", 8) == pytest.approx(2 * s * b * h / 8)
+    assert T.activation_B_per_layer(s, b, h, a, "full", 8, sequence_parallel=True) == pytest.approx(2 * s * b * h / 8)
+
+
+def test_activations_without_sequence_parallelism():
+    # Korthikanti et al., Table 2, by hand: s b h = 2048 x 2 x 8192 = 33,554,432; t = 8;
+    # 5 a s / (h t) = 5 x 64 x 2048 / (8192 x 8) = 10; 10 + 24/8 = 13.
+    s, b, h, a, t = 2048, 2, 8192, 64, 8
+    sbh = 33_554_432
+    assert T.activation_B_per_layer(s, b, h, a, "full", t) == 2 * sbh                 # Table 2: sbh x 2
+    assert T.activation_B_per_layer(s, b, h, a, "selective", t) == 13 * sbh
+    assert T.activation_B_per_layer(s, b, h, a, "none", t) == 23 * sbh
+    # with sequence parallelism: 34/8 = 4.25 (+ 10 for the scores), full 2/8
+    assert T.activation_B_per_layer(s, b, h, a, "selective", t, sequence_parallel=True) == 4.25 * sbh
+    assert T.activation_B_per_layer(s, b, h, a, "none", t, sequence_parallel=True) == 14.25 * sbh
+    assert T.activation_B_per_layer(s, b, h, a, "full", t, sequence_parallel=True) == 0.25 * sbh
+
+
+@pytest.mark.parametrize("mode", ["none", "selective", "full"])
+def test_sequence_parallel_is_moot_without_tensor_parallelism(mode):
+    args = (4096, 1, 8192, 64, mode, 1)
+    assert T.activation_B_per_layer(*args) == T.activation_B_per_layer(*args, sequence_parallel=True)
+
+
+@pytest.mark.parametrize("mode", ["none", "selective", "full"])
+def test_sequence_parallel_never_keeps_more(mode):
+    for t in (2, 4, 8):
+        args = (4096, 1, 8192, 64, mode, t)
+        assert T.activation_B_per_layer(*args, sequence_parallel=True) < T.activation_B_per_layer(*args)
+
+
+def test_sequence_parallel_is_a_flag():
+    with pytest.raises(TypeError):
+        T.activation_B_per_layer(2048, 1, 4096, 32, "full", 8, sequence_parallel=1)
 
 
 def test_gpu_memory_parts_add_up():

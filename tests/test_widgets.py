@@ -9,6 +9,7 @@ import ast
 import importlib
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from widget_checks import assert_names_control, text_of
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ("request", "wafer", "launch", "latency", "planner", "occupancy", "model_check", "training_memory",
-          "autoscale")
+          "autoscale", "quantization")
 
 
 def topic(name):
@@ -56,11 +57,19 @@ def test_bad_values_are_a_message_naming_the_control(lang, values, name):
     assert_names_control(out, toy(), lang, name, values)
 
 
-def test_an_error_about_no_control_says_so_with_the_library_words():
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_error_about_no_control_gives_the_values_in_the_page_language_then_the_library_words(lang):
     def broken(lang, n, x):
         raise TypeError("wafer_diameter_mm must be a number")
-    out = toy(broken).render("zh", {"n": 2, "x": 1})
-    assert text_of(out).startswith("无法计算") and "wafer_diameter_mm" in out
+    out = toy(broken).render(lang, {"n": 2, "x": 1.5})
+    head, detail = out.split("<details>")
+    assert text_of(head).startswith(t("w_error", lang))
+    assert "wafer_diameter_mm" not in head and "wafer_diameter_mm" in detail   # the library's words, folded
+    for label, value in ((t("w_batch", lang), "2"), (t("w_kv", lang), "1.5")):
+        assert f"“{label}” = {value}" in head                                    # every slider, by its label
+    if lang == "zh":
+        words = text_of(head).replace(t("w_batch", lang), "").replace(t("w_kv", lang), "")
+        assert not re.search(r"[A-Za-z]{3,}", words), text_of(head)             # no English before the fold
 
 
 def test_an_error_in_other_words_still_names_the_control():

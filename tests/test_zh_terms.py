@@ -26,8 +26,8 @@ TERMS = {
     "cache miss rate": ("缺失率", [r"失效率", r"未命中率"]),
     "cache miss penalty": ("缺失代价", [r"失效惩罚", r"缺失惩罚"]),
 }
-# The title of the "runs on your machine, not on this page" box, the same in every chapter.
-RUN_BOX_TITLE = "要在你自己的机器上运行，这个网页上动不了"
+# The title of the sliders box ("live in your browser, or on your machine"), the same in every chapter.
+RUN_BOX_TITLE = "滑块：在浏览器里直接运行，或在你自己的机器上运行"
 
 _DROP = [
     re.compile(r"\$\$.*?\$\$", re.S),                  # display maths

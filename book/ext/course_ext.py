@@ -6,6 +6,11 @@ in the other edition) and ``twin_label`` for the template book/_templates/twin-l
 """
 import posixpath
 import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import lite  # noqa: E402  (book/tools/lite.py: which chapters have live widgets, and where)
 
 TWIN = {"en": ("zh", "中文"), "zh_CN": ("en", "English")}
 IPYNB_TITLE = {"en": "Download this chapter as a Jupyter notebook, with its outputs",
@@ -61,6 +66,8 @@ def number_per_chapter(app, env):
 ZH_CN_WORDING = {"列印成 PDF": "打印为 PDF"}
 # myst-nb writes this label into the page's HTML in English, whatever the language
 ZH_CN_BODY = {'aria-label="Toggle hidden content"': 'aria-label="显示或隐藏内容"'}
+# sphinx-exercise writes an exercise's title as "练习 10.1 (面试题)": full-width brackets in Chinese
+ZH_EXERCISE_TITLE = re.compile(r"(练习 [\d.]+(?: </span>)?) \(([^()<>]+)\)")
 
 
 def mainland_wording(app, pagename, templatename, context, doctree):
@@ -73,9 +80,10 @@ def mainland_wording(app, pagename, templatename, context, doctree):
             button["tooltip"] = ZH_CN_WORDING.get(tooltip, button.get("tooltip"))
             fix(button.get("buttons"))
     fix(context.get("header_buttons"))
-    for english, chinese in ZH_CN_BODY.items():
-        if isinstance(context.get("body"), str):
+    if isinstance(context.get("body"), str):
+        for english, chinese in ZH_CN_BODY.items():
             context["body"] = context["body"].replace(english, chinese)
+        context["body"] = ZH_EXERCISE_TITLE.sub(r"\1（\2）", context["body"])
 
 
 # A figure's image without alt text would get its file path as alt (docutils' HTML writer does
@@ -94,8 +102,42 @@ def alt_from_caption(app, doctree, docname):
                 image["alt"] = first
 
 
+# The "Explore the assumptions" box of a chapter with a widget cell (the admonition of class
+# local-only) gets a link to the chapter's live notebook, which book/tools/lite.py builds into
+# site/lite from that same cell. Only on the HTML site: the EPUB and the PDF have no lite/ folder.
+LIVE = {
+    "en": ("Run it live in your browser: ", "open this chapter's sliders",
+           " in a notebook that ships with this site (JupyterLite). Python runs in your browser tab "
+           "(Pyodide) and nothing is loaded from outside this site; press ▶▶ to run the notebook, "
+           "then move the sliders. This works only when the site is served over HTTP (",
+           "make serve", " or any web server), not when its files are opened directly from disk."),
+    "zh": ("在浏览器里直接运行：", "打开本章的滑块",
+           "。它是随本站发布的 notebook（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
+           "不从本站以外加载任何东西；按 ▶▶ 运行 notebook，再拖动滑块。这要求本站通过 HTTP 访问（",
+           "make serve", " 或任何 Web 服务器），直接从磁盘打开网页文件时用不了。"),
+}
+
+
+def add_live_link(app, doctree, docname):
+    from docutils import nodes
+
+    m = re.match(r"notebooks/(en|zh)/(\d+_[\w-]+)$", docname)
+    if app.builder.name != "html" or not m or not lite.has_widgets(app.env.doc2path(docname)):
+        return
+    lang, chapter = m.groups()
+    lead, text, middle, command, tail = LIVE[lang]
+    url = posixpath.join(*([".."] * (docname.count("/") + 1)), lite.lite_url(lang, chapter))
+    for box in doctree.findall(nodes.admonition):
+        if "local-only" not in box["classes"]:
+            continue
+        link = nodes.reference("", text, refuri=url, classes=["course-live-link"])
+        box += nodes.paragraph("", "", nodes.strong("", lead), link, nodes.Text(middle),
+                               nodes.literal("", command), nodes.Text(tail), classes=["course-live"])
+
+
 def setup(app):
     app.connect("html-page-context", add_twin_link)
+    app.connect("doctree-resolved", add_live_link)
     app.connect("doctree-resolved", alt_from_caption)
     app.connect("html-page-context", mainland_wording, priority=900)   # after the theme adds its buttons
     app.connect("env-get-updated", number_per_chapter, priority=900)   # after Sphinx assigns them

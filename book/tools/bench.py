@@ -3,11 +3,12 @@
     make bench            # all of it
     python book/tools/bench.py --skip-tests
     python book/tools/bench.py --weights-only [SITE]   # page weights of a built site (_build/site)
+    python book/tools/bench.py --live-only [SITE]      # the live pages: size, kernel cold start, slider
 
 A page's weight is measured in Chromium: a fresh context (nothing cached), the page and everything
 it loads until the network is idle (scripts, styles, fonts, figures), as bytes of response bodies
 and a count of requests, from the browser's Resource Timing entries; then again after scrolling to
-the end, which loads MathJax on pages with math (book/_static/course-math.js).
+the end (lazily loaded images and fonts). Formulas are MathML in the page, so they load nothing.
 """
 import argparse
 import subprocess
@@ -74,9 +75,8 @@ def page_weights(site=None):
                 except Exception:               # noqa: BLE001  (a best effort wait)
                     pass
                 weight = page.evaluate(WEIGHT_JS)
-                # then what a reader who scrolls to the end loads too (MathJax, when the page has math)
-                page.evaluate("() => { window.courseLoadMath && window.courseLoadMath(); "
-                              "window.scrollTo(0, document.body.scrollHeight); }")
+                # then what a reader who scrolls to the end loads too
+                page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
                 try:
                     page.wait_for_timeout(300)
                     page.wait_for_load_state("networkidle", timeout=10_000)
@@ -97,14 +97,54 @@ def page_weights(site=None):
     return rows
 
 
+def live_times(site=None):
+    """Print what the live pages (site/lite) add to the site, and, per edition, one live notebook's
+    kernel cold start (Run All -> the widget's output, in a fresh browser context) and a slider's
+    response (key press -> new output), in Chromium with requests outside 127.0.0.1 blocked."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from live_browser import run_live
+    from playwright.sync_api import sync_playwright
+    from site_server import EDITIONS, SITE, SiteServer, launch_chromium
+
+    site = Path(site or SITE)
+    lite = site / "lite"
+    files = [p for p in lite.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    rest = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) - size
+    pyodide = sum(p.stat().st_size for p in (lite / "static" / "pyodide").rglob("*") if p.is_file())
+    print(f"live pages (site/lite): {size / 1e6:.1f} MB in {len(files)} files, of which Pyodide and its wheels "
+          f"{pyodide / 1e6:.1f} MB; the rest of the site {rest / 1e6:.1f} MB", flush=True)
+    notebooks = sorted((lite / "files").glob("*/*.ipynb"))
+    with SiteServer(site) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        for lang in EDITIONS:
+            mine = [nb for nb in notebooks if nb.parent.name == lang]
+            if not mine:
+                continue
+            nb = f"{lang}/{mine[0].name}"
+            run = run_live(browser, server, nb)
+            state = "ok" if not (run.blocked or run.failed or run.errors) else \
+                f"{len(run.blocked)} blocked, {len(run.failed)} failed, {len(run.errors)} errors"
+            print(f"live {nb:<18} kernel cold start (page opened -> sliders on screen) "
+                  f"{run.kernel_s + run.cells_s:5.1f} s [target 20 s] (notebook on screen {run.ui_s:.1f} s, "
+                  f"Run All -> sliders {run.cells_s:.1f} s), slider {run.slider_s:5.2f} s [target 0.5 s]  {state}",
+                  flush=True)
+        browser.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--skip-tests", action="store_true")
     parser.add_argument("--weights-only", nargs="?", const="", metavar="SITE",
                         help="only the page weights of a built site (default: _build/site)")
+    parser.add_argument("--live-only", nargs="?", const="", metavar="SITE",
+                        help="only the live pages of a built site: size, kernel cold start, slider")
     args = parser.parse_args()
     if args.weights_only is not None:
         page_weights(args.weights_only or None)
+        return
+    if args.live_only is not None:
+        live_times(args.live_only or None)
         return
     if not args.skip_tests:
         timed("full test command (pytest)", [PY, "-m", "pytest", "-q"], "240 s")
@@ -112,6 +152,7 @@ def main():
     timed("no-change rebuild", [PY, "book/tools/build.py"], "15 s")
     notebook_times()
     page_weights()
+    live_times()
 
 
 if __name__ == "__main__":

@@ -14,9 +14,14 @@ edition, page, line of the .md source and exception; Sphinx's full output is in 
 
 Each edition is one Jupyter Book (Sphinx) build. The English edition uses _config.yml and
 _toc.yml; the Chinese one merges book/zh/config-overrides.yml on top and swaps /en/ for /zh/
-in the table of contents, so the two editions cannot differ in structure. Notebook outputs
-are cached in a folder named for a hash of infra_lib (code and data): changing the library
-re-executes every notebook, which Jupyter Book's own cache would not notice.
+in the table of contents, so the two editions cannot differ in structure. The two build side by
+side. Notebook outputs are cached per edition in a folder named for a hash of infra_lib (code and
+data): changing the library re-executes every notebook, which Jupyter Book's own cache would not
+notice.
+
+After both editions, BUILD/site/lite gets the live pages (book/tools/lite.py): each chapter's
+widget cell as a JupyterLite notebook that runs in the browser (Pyodide), from files `make setup`
+vendored; the build stops with a message naming what is missing if they are not there.
 """
 import argparse
 import copy
@@ -27,12 +32,15 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bundle  # noqa: E402  (book/tools/bundle.py)
+import lite  # noqa: E402  (book/tools/lite.py: the live pages, JupyterLite)
+import mathml  # noqa: E402  (book/tools/mathml.py: formulas as MathML at build time)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "_build")).resolve()   # override: a private build
@@ -69,15 +77,14 @@ def edition_config(lang):
         toc = yaml.safe_load(yaml.safe_dump(toc, allow_unicode=True).replace("/en/", "/zh/"))
         for part in toc.get("parts", []):
             part["caption"] = captions.get(part["caption"], part["caption"])
-    config["execute"]["cache"] = str(BUILD / "cache" / library_fingerprint())
+    config["execute"]["cache"] = str(BUILD / "cache" / lang / library_fingerprint())   # one per edition: they build at once
     config["sphinx"]["local_extensions"] = {
         name: str(ROOT / path) for name, path in config["sphinx"]["local_extensions"].items()}
     return config, toc
 
 
-VENDOR_FILES = ("book/_static/vendor/mathjax/startup.js", "book/_static/vendor/mathjax/core.js",
-                "book/_static/vendor/mathjax/input/tex.js", "book/_static/vendor/require.min.js",
-                "book/_static/vendor/embed-amd.js")
+VENDOR_FILES = ("book/_static/vendor/require.min.js", "book/_static/vendor/embed-amd.js",
+                "book/node_modules/mathjax/es5/node-main.js")   # MathJax: TeX to MathML, in Node, at build time
 
 
 def vendor_ready():
@@ -126,6 +133,11 @@ def build_edition(lang, strict, verbose=False):
         tail = strip_ansi(log_path.read_text(encoding="utf-8")).strip().splitlines()[-15:]
         problems.append(Problem(lang, "", None, f"jupyter-book exited with status {returncode}:\n"
                                 + "\n".join("    " + t for t in tail)))
+    if not problems:                            # every formula as MathML: no MathJax in the browser
+        html_dir = out / "_build" / "html"
+        formulas, math_errors = mathml.convert_site(html_dir)
+        problems += [Problem(lang, str(page.relative_to(html_dir).with_suffix(".md")), None,
+                             f"TeX that MathJax cannot read: {tex!r}: {error}") for page, tex, error in math_errors]
     if problems:
         failed_marker.write_text("\n".join(p.line() for p in problems) + "\n", encoding="utf-8")
         return problems
@@ -348,18 +360,24 @@ def main(argv=None):
     parser.add_argument("-v", "--verbose", action="store_true", help="echo Sphinx's output (always in BUILD/<lang>.log)")
     args = parser.parse_args(argv)
     vendor_ready()
+    lite.ready()                            # the live pages' Pyodide and wheels: else "run `make setup`"
     if args.strict:
         for lang in EDITIONS:
             shutil.rmtree(BUILD / lang, ignore_errors=True)
         shutil.rmtree(BUILD / "cache", ignore_errors=True)
-    problems = []
-    for lang in args.lang or EDITIONS:      # every edition, even after one failed: report both at once
+    def one_edition(lang):
         start = time.perf_counter()
         print(f"[build] {lang}: building (Sphinx log: {BUILD / f'{lang}.log'})", flush=True)
         found = build_edition(lang, args.strict, args.verbose)
-        problems += found
         state = f"FAILED, {sum(not p.follow_on for p in found)} problem(s)" if found else "ok"
         print(f"[build] {lang}: {time.perf_counter() - start:.1f} s, {state}", flush=True)
+        return found
+
+    # Every edition, even after one failed, so that one summary reports both. They build side by
+    # side (two Sphinx processes, each with its own execution cache); -v echoes one at a time.
+    langs = args.lang or EDITIONS
+    with ThreadPoolExecutor(max_workers=1 if args.verbose else len(langs)) as pool:
+        problems = [p for found in pool.map(one_edition, langs) for p in found]
     if problems:
         print(summary(problems), flush=True)
         sys.exit(1)
@@ -373,6 +391,10 @@ def main(argv=None):
             print(f"[build] EPUB: {path} ({formulas} formulas as MathML)", flush=True)
         for path, count in pdf.make_pdfs():
             print(f"[build] PDF: {path} ({count} pages of the course)", flush=True)
+        live = lite.build(SITE, BUILD / "lite-src", TOC)
+        print(f"[build] live pages: {live['path']} ({len(live['notebooks'])} notebooks, "
+              f"{live['bytes'] / 1e6:.1f} MB, {live['seconds']:.1f} s{', unchanged' if live.get('cached') else ''})",
+              flush=True)
     print(f"[build] site: {SITE / 'index.html'}")
 
 

@@ -15,9 +15,9 @@ Its raw output does not pass EPUBCheck, so :func:`repair` then
 """
 import argparse
 import html
-import json
 import posixpath
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -27,19 +27,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build  # noqa: E402  (book/tools/build.py)
+from mathml import tex_to_mathml  # noqa: E402  (book/tools/mathml.py: the same converter as the site)
 
 ROOT, BUILD, SITE = build.ROOT, build.BUILD, build.SITE
 NAME = "ai-infra-course"
 LANG_TAG = {"en": "en", "zh": "zh-CN"}
-TEX2MML = r"""
-const mj = require('mathjax');
-let input = ''; process.stdin.on('data', d => input += d);
-process.stdin.on('end', () => mj.init({loader: {load: ['input/tex', '[tex]/ams', 'adaptors/liteDOM']},
-                                       tex: {packages: {'[+]': ['ams']}}}).then(MathJax => {
-  const out = JSON.parse(input).map(([tex, display]) => MathJax.tex2mml(tex, {display}));
-  process.stdout.write(JSON.stringify(out));
-}).catch(err => { console.error(err.message); process.exit(1); }));
-"""
 MATH = re.compile(r'<(span|div) class="math[^"]*"[^>]*>(.*?)</\1>', re.S)
 
 
@@ -55,6 +47,7 @@ def sphinx_epub(lang):
                    "epub_identifier": f"https://ai-infra-course.invalid/{lang}/",
                    "nb_remove_code_source": True, "epub_show_urls": "no"})
     out = BUILD / f"epub-{lang}"
+    shutil.rmtree(out, ignore_errors=True)      # Sphinx would keep the pages of chapters since removed
     cfg, toc_path = BUILD / f"epub-{lang}.config.yml", BUILD / f"epub-{lang}.toc.yml"
     cfg.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     toc_path.write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
@@ -73,17 +66,6 @@ def sphinx_epub(lang):
 def toc_docs(toc):
     """Document names of a table of contents, in reading order."""
     return [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
-
-
-def tex_to_mathml(formulas):
-    """[(tex, display)] -> [MathML], in one Node process."""
-    if not formulas:
-        return []
-    proc = subprocess.run(["node", "-e", TEX2MML], input=json.dumps(formulas), capture_output=True, text=True,
-                          cwd=ROOT / "book", encoding="utf-8")
-    if proc.returncode != 0:
-        sys.exit(f"[epub] MathJax could not convert the formulas: {proc.stderr.strip()[:500]}")
-    return json.loads(proc.stdout)
 
 
 def math_to_mathml(text):

@@ -1,4 +1,4 @@
-"""Write the review chapter (notebooks/{en,zh}/09_review.md) and the glossary pages
+"""Write the review chapter (notebooks/{en,zh}/10_review.md) and the glossary pages
 (book/{en,zh}/glossary.md) from the question bank (infra_lib/review.py) and the term list
 (infra_lib/data/glossary.toml). Run it after changing either:
 
@@ -21,7 +21,7 @@ from infra_lib import review  # noqa: E402
 
 # Chapters whose section labels exist and whose pages are in the book: their questions link with {ref}.
 # The lead adds a chapter here once its page has the labels review.py names (see LABELS_NEEDED).
-LINKED = ("ov", "ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "ch8")
+LINKED = ("ov", "ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "ch8", "ch9")
 NUMBER = {"ov": "0", **{f"ch{n}": str(n) for n in range(1, 11)}}
 TITLES = {
     "ov": ("The overview: the whole chain behind one request", "概览：一次请求背后的整条链路"),
@@ -33,12 +33,12 @@ TITLES = {
     "ch6": ("Chapter 6: performance", "第 6 章：性能"),
     "ch7": ("Chapter 7: frameworks and serving engines", "第 7 章：框架与推理引擎"),
     "ch8": ("Chapter 8: GPU clusters", "第 8 章：GPU 集群"),
-    "ch10": ("Chapter 10: quantization", "第 10 章：量化"),
+    "ch9": ("Chapter 9: quantization", "第 9 章：量化"),
 }
 WORDS = {
     "en": {"interview": "Interview question", "self-check": "Self-check", "flip": "When does the conclusion flip?",
            "tests": "Tests", "hint": "Hint", "answer": "Answer", "chapter": "chapter {n}", "options": "Options"},
-    "zh": {"interview": "面试题", "self-check": "自测题", "flip": "结论何时翻转？",
+    "zh": {"interview": "面试题", "self-check": "自测题", "flip": "结论什么时候会翻转？",
            "tests": "考查", "hint": "提示", "answer": "答案", "chapter": "第 {n} 章", "options": "选项"},
 }
 
@@ -60,17 +60,17 @@ course:
 """
 
 INTRO = {
-    "en": """(ch9-start)=
+    "en": """(ch10-start)=
 # Review questions: interview questions and self-checks
 
 Questions over the whole series, the kind an interviewer for an AI-infrastructure role asks and the kind you should be able to answer after each chapter. Most are numeric: every number in a question is a parameter bound once in `infra_lib/review.py`, and every answer is computed by `infra_lib` from those parameters, so the question and its answer cannot drift apart. The others are conceptual, with three options. Questions marked **When does the conclusion flip?** ask where a rule of thumb stops being true.
 
 Each question links to the section it tests. On this website the worked solution is folded under the question; open it after you have tried. In Jupyter, the cell under each question (hidden on this website) is an answer checker: type your answer (`64`, `64 ms`, `0.064 s`, `6.4e-2 s`, `64毫秒` and `2.6k tok/s` are all read), press **Check**, and it says whether you are right within the stated tolerance, tells a wrong unit from a wrong number, and gives a hint. **New variant** draws new numbers inside sensible ranges and recomputes the answer; the seed it shows brings the same variant back.
 """,
-    "zh": """(ch9-start)=
+    "zh": """(ch10-start)=
 # 复习题：面试题与自测
 
-这里的题目覆盖整个系列：有的是 AI 基础设施岗位面试官会问的，有的是每读完一章就该答得出的。大多数是计算题：题目里的每个数都是 `infra_lib/review.py` 中只绑定一次的参数，每个答案都由 `infra_lib` 根据这些参数算出，题目和答案不会对不上。其余是三选一的概念题。标着 **结论何时翻转？** 的题问的是：一条经验法则到哪里就不再成立。
+这里的题目覆盖整个系列：有的是 AI 基础设施岗位面试官会问的，有的是每读完一章就该答得出的。大多数是计算题：题目里的每个数都是 `infra_lib/review.py` 中只绑定一次的参数，每个答案都由 `infra_lib` 根据这些参数算出，题目和答案不会对不上。其余是三选一的概念题。标着 **结论什么时候会翻转？** 的题问的是：一条经验法则到哪里就不再成立。
 
 每道题都链接到它考查的那一节。在网页上，详细解答折叠在题目下面，先自己做，再展开看。在 Jupyter 里，每道题下面的单元格（网页上不显示）是一个答案检查器：输入答案（`64`、`64 ms`、`0.064 s`、`6.4e-2 s`、`64毫秒`、`2.6k tok/s` 都能识别），点 **检查答案**，它会告诉你在给定误差内对不对，分清是单位错了还是数错了，并给出提示。**换一组数** 会在合理范围内重新抽取参数并重算答案；它显示的种子可以把同一组数找回来。
 """,
@@ -93,14 +93,14 @@ sources.reset()   # the Sources section lists every spec and measurement read fr
 from infra_lib import review            # noqa: E402  the question bank reads the registry when imported
 from infra_lib.widgets.quiz import quiz  # noqa: E402  builds nothing until called
 
-glue_all(review.exercises())   # every parameter and answer of every question, as ch9_<chapter>_qN_<name>
-glue("ch9_questions", len(review.QUESTIONS), display=False)
-glue("ch9_numeric", sum(q.numeric for q in review.QUESTIONS), display=False)
-glue("ch9_flip", sum(q.flip for q in review.QUESTIONS), display=False)
+glue_all(review.exercises())   # every parameter and answer of every question, as ch10_<chapter>_qN_<name>
+glue("ch10_questions", len(review.QUESTIONS), display=False)
+glue("ch10_numeric", sum(q.numeric for q in review.QUESTIONS), display=False)
+glue("ch10_flip", sum(q.flip for q in review.QUESTIONS), display=False)
 ```
 """
 SOURCES = {
-    "en": """(ch9-sources)=
+    "en": """(ch10-sources)=
 ## Sources
 
 Generated from what this page computed with: the registry's document behind every value the questions read, with the table or section of each.
@@ -111,7 +111,7 @@ Generated from what this page computed with: the registry's document behind ever
 sources.show(LANG)
 ```
 """,
-    "zh": """(ch9-sources)=
+    "zh": """(ch10-sources)=
 ## 资料来源
 
 以下清单由本页的计算自动生成：题目读到的每个登记表数值所依据的文献，注明出自哪张表、哪一节。
@@ -124,8 +124,8 @@ sources.show(LANG)
 """,
 }
 COUNTS = {
-    "en": "The bank holds {glue:text}`ch9_questions:.0f` questions, {glue:text}`ch9_numeric:.0f` of them numeric and {glue:text}`ch9_flip:.0f` of the “when does it flip” kind.\n",
-    "zh": "题库共有 {glue:text}`ch9_questions:.0f` 道题，其中计算题 {glue:text}`ch9_numeric:.0f` 道，“何时翻转”类 {glue:text}`ch9_flip:.0f` 道。\n",
+    "en": "The bank holds {glue:text}`ch10_questions:.0f` questions, {glue:text}`ch10_numeric:.0f` of them numeric and {glue:text}`ch10_flip:.0f` of the “when does it flip” kind.\n",
+    "zh": "题库共有 {glue:text}`ch10_questions:.0f` 道题，其中计算题 {glue:text}`ch10_numeric:.0f` 道，“结论何时翻转”类 {glue:text}`ch10_flip:.0f` 道。\n",
 }
 
 
@@ -172,7 +172,7 @@ def render_chapter(lang: str) -> str:
            CODE_IMPORTS, "\n", COUNTS[lang], "\n"]
     for chapter in review.CHAPTERS:
         qs = review.chapter_questions(chapter)
-        out.append(f"(ch9-{chapter})=\n## {TITLES[chapter][lang == 'zh']}\n\n")
+        out.append(f"(ch10-{chapter})=\n## {TITLES[chapter][lang == 'zh']}\n\n")
         for q in qs:
             out.append(render_question(q, lang) + "\n")
     out.append(SOURCES[lang])
@@ -208,8 +208,8 @@ def render_glossary(lang: str) -> str:
 
 
 PAGES = {
-    ROOT / "notebooks/en/09_review.md": lambda: render_chapter("en"),
-    ROOT / "notebooks/zh/09_review.md": lambda: render_chapter("zh"),
+    ROOT / "notebooks/en/10_review.md": lambda: render_chapter("en"),
+    ROOT / "notebooks/zh/10_review.md": lambda: render_chapter("zh"),
     ROOT / "book/en/glossary.md": lambda: render_glossary("en"),
     ROOT / "book/zh/glossary.md": lambda: render_glossary("zh"),
 }

@@ -64,12 +64,6 @@ async ({pages, lang, note}) => {
       el.replaceWith(p);
     });
   });
-  if (window.courseLoadMath) {
-    window.courseLoadMath();
-    for (let k = 0; k < 200 && !(window.MathJax && MathJax.typesetPromise && MathJax.startup && MathJax.startup.promise); k++)
-      await new Promise(r => setTimeout(r, 50));
-    if (window.MathJax && MathJax.typesetPromise) { await MathJax.startup.promise; await MathJax.typesetPromise(); }
-  }
   return parts.length;
 }
 """

@@ -3,7 +3,9 @@
 #   system packages  Chromium (browser tests, PDF), Noto CJK fonts (Chinese figure labels),
 #                    EPUBCheck and poppler-utils (checking the EPUB and PDF downloads)
 #   .venv            Python packages pinned in requirements.txt, plus infra_lib (editable)
-#   book/_static/vendor  MathJax, require.js and the widget manager, served by the site itself
+#   book/node_modules    MathJax (turns the formulas into MathML at build time, in Node)
+#   book/_static/vendor  require.js and the widget manager, served by the site itself
+#   book/lite-vendor     Pyodide's core (npm) and the wheels the live pages load in the browser (pip)
 # Safe to run again: each step is skipped when its stamp says it is up to date.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,15 +42,22 @@ if [ "$PYTHON_ONLY" = 1 ]; then echo "[setup] .venv ready (Python packages only)
 
 vendor=book/_static/vendor
 vstamp=$vendor/.lock.sha
-vwant="$(sha256sum book/package-lock.json | cut -c1-16) mathjax-components"   # bump the tail when the copy list changes
+vwant="$(sha256sum book/package-lock.json | cut -c1-16) mathml-at-build"   # bump the tail when the copy list changes
 if [ "$(cat "$vstamp" 2>/dev/null)" != "$vwant" ]; then
   echo "[setup] fetching offline scripts from the npm registry (book/package-lock.json)"
   (cd book && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
-  rm -rf "$vendor" && mkdir -p "$vendor/mathjax"
-  m=book/node_modules/mathjax/es5
-  cp -r "$m/startup.js" "$m/core.js" "$m/input" "$m/output" "$m/a11y" "$m/ui" "$m/sre" "$m/adaptors" "$vendor/mathjax/"
+  rm -rf "$vendor" && mkdir -p "$vendor"
   cp book/node_modules/requirejs/require.js "$vendor/require.min.js"
   cp book/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js "$vendor/embed-amd.js"
   echo "$vwant" > "$vstamp"
+fi
+lvendor=book/lite-vendor
+lstamp=$lvendor/.stamp
+lwant="$(cat book/package-lock.json requirements.txt | sha256sum | cut -c1-16) lite-v1"   # bump the tail when lite.py's vendor step changes
+if [ "$(cat "$lstamp" 2>/dev/null)" != "$lwant" ]; then
+  echo "[setup] fetching Pyodide's core (npm) and the live pages' wheels (pip) into $lvendor"
+  [ -f book/node_modules/pyodide/package.json ] || (cd book && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+  .venv/bin/python book/tools/lite.py vendor
+  echo "$lwant" > "$lstamp"
 fi
 echo "[setup] ready"

@@ -286,9 +286,12 @@ class Panel:
         """A message in language ``lang`` naming the control whose value the library rejected."""
         control, reason, fields = self._name_of(err)
         head = f"<b>{html.escape(t('w_error', lang))}</b>"
-        if control is None:   # an error about no control: say so, with the library's words
-            return (f"<p>{head}{t('w_err_sep', lang)}{html.escape(t('w_err_unknown', lang))} "
-                    f"<code>{html.escape(str(err))}</code></p>")
+        if control is None:   # about no one control: the values in the reader's words, then the library's
+            shown = t("w_err_list_sep", lang).join(
+                f"“{t(c.label, lang)}” = {_format_value(values[c.name])}" for c in self.controls)
+            return (f"<p>{head}{t('w_err_sep', lang)}{html.escape(t('w_err_unknown', lang, values=shown))}</p>"
+                    f"<details><summary>{html.escape(t('w_err_detail', lang))}</summary>"
+                    f"<code>{html.escape(str(err))}</code></details>")
         if "other" in fields:
             other = self.control(fields["other"])
             fields = {"other": t(other.label, lang), "other_value": _format_value(values[other.name])}

@@ -9,9 +9,9 @@ so a reader can type the seed back to get the same variant; seed 0 is the book's
 The parts that compute are pure functions (:func:`variant`, :func:`question_html`, :func:`check`)
 tested without a kernel; ipywidgets is imported only when :func:`quiz` builds the widget.
 
->>> check("ch9_ov_q5", "b", "en").correct
+>>> check("ch10_ov_q5", "b", "en").correct
 True
->>> check("ch9_ch1_q4", "hello", "zh").status
+>>> check("ch10_ch1_q4", "hello", "zh").status
 'unreadable'
 """
 import html
@@ -42,7 +42,7 @@ def question_html(qid: str, lang: str, seed: int = 0) -> str:
     q = review.by_id(qid)
     ex = variant(qid, seed)
     text = q.text[lang] if ex is None else review.fill(q.text[lang], review.values_of(ex))
-    title = t("ch9_quiz_flip", lang) if q.flip else ""
+    title = t("ch10_quiz_flip", lang) if q.flip else ""
     body = (f"<p><b>{html.escape(title)}</b></p>" if title else "") + f"<p>{html.escape(text)}</p>"
     if q.options is not None:
         items = "".join(f"<li><b>{chr(ord('a') + i)}</b>. {html.escape(o)}</li>" for i, o in enumerate(q.options[lang]))
@@ -71,7 +71,7 @@ def feedback_html(qid: str, verdict: Verdict, lang: str, seed: int = 0) -> str:
     colour = "#1a7f37" if verdict.correct else "#b42318"
     out = f"<p style='color:{colour}'><b>{'✓' if verdict.correct else '✗'}</b> {html.escape(verdict.message)}</p>"
     if not verdict.correct and verdict.status != "unreadable":
-        out += f"<p><i>{html.escape(t('ch9_quiz_hint', lang))}</i>: {html.escape(hint)}</p>"
+        out += f"<p><i>{html.escape(t('ch10_quiz_hint', lang))}</i>: {html.escape(hint)}</p>"
     return out
 
 
@@ -82,12 +82,12 @@ def quiz(qid: str, lang: str = "en") -> Any:
     q = review.by_id(qid)
     import ipywidgets as w
 
-    seed = w.BoundedIntText(value=0, min=0, max=MAX_SEED, description=t("ch9_quiz_seed", lang),
+    seed = w.BoundedIntText(value=0, min=0, max=MAX_SEED, description=t("ch10_quiz_seed", lang),
                             layout=w.Layout(width="14em"))
     prompt = w.HTML(question_html(qid, lang, 0))
-    box = w.Text(placeholder=t("ch9_quiz_placeholder" if q.numeric else "ch9_quiz_placeholder_choice", lang),
+    box = w.Text(placeholder=t("ch10_quiz_placeholder" if q.numeric else "ch10_quiz_placeholder_choice", lang),
                  layout=w.Layout(width="22em"))
-    button = w.Button(description=t("ch9_quiz_check", lang), button_style="primary")
+    button = w.Button(description=t("ch10_quiz_check", lang), button_style="primary")
     out = w.HTML()
 
     def on_check(_: object = None) -> None:
@@ -102,7 +102,7 @@ def quiz(qid: str, lang: str = "en") -> Any:
     seed.observe(on_seed, names="value")
     controls: list[Any] = [box, button]
     if q.numeric:
-        new = w.Button(description=t("ch9_quiz_new", lang))
+        new = w.Button(description=t("ch10_quiz_new", lang))
         rng = random.Random()
 
         def on_new(_: object) -> None:

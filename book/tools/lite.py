@@ -1,0 +1,401 @@
+"""The live pages: each chapter's "Explore the assumptions" widgets in JupyterLite, inside the site.
+
+    python book/tools/lite.py vendor     # what `make setup` runs: Pyodide's core and wheels (downloads)
+    python book/tools/lite.py build      # what build.py runs after both editions: BUILD/site/lite
+
+Python runs in the reader's browser (Pyodide, through the JupyterLite Pyodide kernel) and every
+file it loads is served by the site itself: nothing is fetched from a CDN or from PyPI, at build
+time or in the browser. Two steps:
+
+``vendor`` (setup, the only step that downloads; book/lite-vendor/, git-ignored): Pyodide's core
+from the npm package book/package.json pins (the version the kernel expects,
+``jupyterlite_pyodide_kernel.constants.PYODIDE_VERSION``), the pure-Python wheels the kernel loads
+at start (the closure of KERNEL_PACKAGES in Pyodide's lock, at the lock's exact versions, from
+pip; their sha256 is rewritten in the lock because Pyodide repacks its copies) and the widget
+wheels at the versions requirements.txt pins. numpy and matplotlib have no Pyodide wheel on the
+registries, so the live notebooks hold only the widget cells, which are pure Python
+(tests/test_widgets_pure.py).
+
+``build`` (every site build): a wheel of infra_lib, made here from the checkout (no setuptools, no
+network), is added to the lock under its canonical name ``infra-lib`` and preloaded by the kernel;
+one notebook per chapter and edition is generated from the chapter's own widget cells
+(``widget_cells``: code cells tagged ``skip-execution`` that import from ``infra_lib.widgets``,
+with the chapter's ``edition`` cell before them), and ``jupyter lite build`` writes BUILD/site/lite.
+A chapter's page links to ``lite/notebooks/index.html?path=<lang>/<chapter>.ipynb``
+(book/ext/course_ext.py adds the link to its "Explore the assumptions" box).
+"""
+import base64
+import csv
+import hashlib
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+VENDOR = ROOT / "book" / "lite-vendor"          # written by `vendor` (setup), read by `build`
+NPM_PYODIDE = ROOT / "book" / "node_modules" / "pyodide"
+CORE_FILES = ("pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide.mjs", "pyodide.js", "python_stdlib.zip",
+              "pyodide-lock.json", "package.json")
+KERNEL_PACKAGES = ("micropip", "ipython", "jedi")      # what the Pyodide kernel loads when it starts
+WIDGET_WHEELS = ("ipywidgets", "comm", "jupyterlab_widgets")   # versions: requirements.txt
+LOCK_DEPENDS = {"ipywidgets": ["comm", "ipython", "traitlets", "jupyterlab-widgets"],
+                "comm": ["traitlets"], "jupyterlab-widgets": [], "infra-lib": ["ipywidgets"]}
+EDITIONS = ("en", "zh")
+CHAPTER = re.compile(r"notebooks/en/(\d+_[\w-]+)\.md$")
+WIDGET_IMPORT = re.compile(r"^\s*from\s+infra_lib\.widgets(\.\w+)?\s+import\b|^\s*import\s+infra_lib\.widgets", re.M)
+
+# The first cell of each live notebook, in the edition's language (no numbers: nothing to glue).
+INTRO = {
+    "en": ("# {title}\n\n"
+           "**Live**: Python runs in this browser tab (Pyodide), and every file it needs comes from this "
+           "site. Python takes a while to start the first time: when the circle after **Python (Pyodide)** "
+           "at the top right is empty, run all cells (**Run → Run All Cells**, or ▶▶ in the toolbar) and "
+           "move the sliders. The results are computed by the course's library, `infra_lib`, as in the "
+           "chapter. Changes are kept in this browser only."),
+    "zh": ("# {title}\n\n"
+           "**在线运行**：Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
+           "第一次启动 Python 要等一会儿：右上角 **Python (Pyodide)** 后面的圆圈变空时，运行全部单元"
+           "（**Run → Run All Cells**，或工具栏里的 ▶▶），再拖动滑块。结果由课程的库 `infra_lib` 计算，"
+           "和正文一样。改动只保存在这个浏览器里。"),
+}
+
+
+class Missing(SystemExit):
+    """Something the live pages need is not installed: a message that says what, never a traceback."""
+
+    def __init__(self, what):
+        super().__init__(f"[lite] cannot build the live pages: {what}. Run `make setup` first.")
+
+
+def canonical(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def pinned(name, requirements=ROOT / "requirements.txt"):
+    """The version requirements.txt pins for ``name``."""
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^([A-Za-z0-9_.\-]+)==([^\s#]+)", line)
+        if m and canonical(m.group(1)) == canonical(name):
+            return m.group(2)
+    raise Missing(f"{name} is not pinned in requirements.txt")
+
+
+def kernel_version():
+    try:
+        from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
+    except ImportError as error:
+        raise Missing(f"jupyterlite-pyodide-kernel is not installed in .venv ({error})") from None
+    return PYODIDE_VERSION
+
+
+def closure(lock, roots):
+    """The packages of Pyodide's lock that ``roots`` need, by canonical name."""
+    packages = {canonical(k): v for k, v in lock["packages"].items()}
+    seen, todo = set(), [canonical(r) for r in roots]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += [canonical(d) for d in packages[name]["depends"]]
+    return sorted(seen)
+
+
+def pip_download(specs, dest, python_version):
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+           "--only-binary=:all:", "--python-version", python_version, "-d", str(dest), *specs]
+    subprocess.run(cmd, check=True)
+
+
+def wheel_for(dest, name, version):
+    stem = re.sub(r"[-_.]+", "_", name).lower()
+    found = [p for p in dest.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}-")]
+    if len(found) != 1:
+        raise SystemExit(f"[lite] expected one wheel of {name}=={version} in {dest}, found {found}")
+    return found[0]
+
+
+def lock_entry(name, version, wheel, imports, depends):
+    return {"name": name, "version": version, "file_name": wheel.name, "install_dir": "site",
+            "sha256": sha256(wheel), "package_type": "package", "imports": imports, "depends": depends,
+            "unvendored_tests": False}
+
+
+def vendor(target=VENDOR):
+    """Pyodide's core, the kernel's wheels and the widget wheels into ``target``/pyodide (downloads)."""
+    version = kernel_version()
+    core_version = json.loads((NPM_PYODIDE / "package.json").read_text())["version"] \
+        if (NPM_PYODIDE / "package.json").exists() else None
+    if core_version != version:
+        raise SystemExit(f"[lite] the Pyodide kernel expects pyodide {version}, book/node_modules has "
+                         f"{core_version}: pin \"pyodide\": \"{version}\" in book/package.json and run npm ci")
+    out = target / "pyodide"
+    shutil.rmtree(target, ignore_errors=True)
+    out.mkdir(parents=True)
+    for name in CORE_FILES:
+        shutil.copy(NPM_PYODIDE / name, out / name)
+    lock = json.loads((out / "pyodide-lock.json").read_text())
+    python = ".".join(lock["info"]["python"].split(".")[:2])
+    keys = {canonical(k): k for k in lock["packages"]}
+    needed = closure(lock, KERNEL_PACKAGES)
+    pip_download([f"{lock['packages'][keys[n]]['name']}=={lock['packages'][keys[n]]['version']}" for n in needed],
+                 out, python)
+    for n in needed:                      # PyPI's wheel, not Pyodide's repack: its own name and hash
+        entry = lock["packages"][keys[n]]
+        wheel = wheel_for(out, entry["name"], entry["version"])
+        entry["file_name"], entry["sha256"] = wheel.name, sha256(wheel)
+    versions = {name: pinned(name) for name in WIDGET_WHEELS}
+    pip_download([f"{n}=={v}" for n, v in versions.items()], out, python)
+    for name, version_ in versions.items():
+        key = canonical(name)
+        wheel = wheel_for(out, name, version_)
+        lock["packages"][key] = lock_entry(key, version_, wheel, [name.replace("-", "_")], LOCK_DEPENDS[key])
+    # only what is listed may be loaded: drop the entries whose files are not here (numpy & co.)
+    lock["packages"] = {k: v for k, v in lock["packages"].items() if (out / v["file_name"]).exists()}
+    (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+    size = sum(p.stat().st_size for p in out.iterdir())
+    print(f"[lite] vendored Pyodide {version} and {len(lock['packages'])} wheels into {out} "
+          f"({size / 1e6:.1f} MB)")
+    return out
+
+
+# --- build: the infra_lib wheel, the notebooks, jupyter lite build -------------------------------
+
+def library_files(root=ROOT):
+    """(path in the wheel, file) of what pyproject.toml ships: the packages' modules and package data."""
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    files = {}
+    for package in project["tool"]["setuptools"]["packages"]:
+        folder = root / package.replace(".", "/")
+        for path in sorted(folder.glob("*.py")):
+            files[path.relative_to(root).as_posix()] = path
+    for package, patterns in project["tool"]["setuptools"]["package-data"].items():
+        folder = root / package.replace(".", "/")
+        for pattern in patterns:
+            for path in sorted(folder.glob(pattern)):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    files[path.relative_to(root).as_posix()] = path
+    return project["project"], dict(sorted(files.items()))
+
+
+def library_wheel(dest, root=ROOT):
+    """A py3-none-any wheel of infra_lib written directly (reproducible: fixed file times)."""
+    meta, files = library_files(root)
+    name, version = meta["name"], meta["version"]
+    dist = f"{name}-{version}.dist-info"
+    metadata = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {meta['description']}\n"
+                f"Requires-Python: {meta['requires-python']}\n"
+                + "".join(f"Requires-Dist: {d}\n" for d in meta.get("dependencies", [])))
+    extra = {f"{dist}/METADATA": metadata.encode(),
+             f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: book/tools/lite.py\nRoot-Is-Purelib: true\n"
+                              b"Tag: py3-none-any\n",
+             f"{dist}/top_level.txt": b"infra_lib\n"}
+    wheel = Path(dest) / f"{name}-{version}-py3-none-any.whl"
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        def add(arcname, data):
+            info = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            writer.writerow([arcname, f"sha256={digest}", len(data)])
+        for arcname, path in files.items():
+            add(arcname, path.read_bytes())
+        for arcname, data in extra.items():
+            add(arcname, data)
+        writer.writerow([f"{dist}/RECORD", "", ""])
+        info = zipfile.ZipInfo(f"{dist}/RECORD", date_time=(2020, 1, 1, 0, 0, 0))
+        info.external_attr = 0o644 << 16
+        zf.writestr(info, record.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
+    return wheel, version
+
+
+def _tags(cell):
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def widget_cells(notebook):
+    """The chapter's explore cells: code tagged ``skip-execution`` (not hidden) that imports a widget."""
+    return [c for c in notebook.cells if c.cell_type == "code" and "skip-execution" in _tags(c)
+            and "remove-input" not in _tags(c) and WIDGET_IMPORT.search(c.source)]
+
+
+def has_widgets(md_path):
+    """True when the chapter at ``md_path`` has an explore cell (read without jupytext: used by Sphinx)."""
+    text = Path(md_path).read_text(encoding="utf-8")
+    for m in re.finditer(r"^```\{code-cell\}[^\n]*\n((?::[^\n]*\n)*)(.*?)^```", text, re.M | re.S):
+        tags = re.search(r"^:tags:\s*\[([^\]]*)\]", m.group(1), re.M)
+        tags = {t.strip() for t in tags.group(1).split(",")} if tags else set()
+        if "skip-execution" in tags and "remove-input" not in tags and WIDGET_IMPORT.search(m.group(2)):
+            return True
+    return False
+
+
+def live_notebook(md_path, lang):
+    """The live notebook of one chapter: a title cell, the edition cell, the widget cells."""
+    import jupytext
+    import nbformat
+
+    source = jupytext.read(md_path)
+    cells = widget_cells(source)
+    if not cells:
+        return None
+    edition = [c for c in source.cells if c.cell_type == "code" and "edition" in _tags(c)]
+    title = next((line[2:].strip() for c in source.cells if c.cell_type == "markdown"
+                  for line in c.source.splitlines() if line.startswith("# ")), md_path.stem)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(INTRO[lang].format(title=title))]
+    nb.cells += [nbformat.v4.new_code_cell(c.source) for c in edition[:1] + cells]
+    for i, cell in enumerate(nb.cells):        # stable ids: the same chapter gives the same file
+        cell.id = f"{md_path.stem}-{i}"
+    nb.metadata = {"kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"},
+                   "language_info": {"name": "python"}}
+    return nb
+
+
+def chapters(toc_path):
+    """The chapters (``NN_name``) of the table of contents, in order."""
+    import yaml
+
+    def files(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("file"), str):
+                yield node["file"]
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key) or []:
+                    yield from files(child)
+    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8")) or {}
+    names = [toc.get("root", "")] + list(files(toc))
+    out = []
+    for name in names:
+        m = CHAPTER.search(re.sub(r"(\.md)?$", ".md", str(name)))
+        if m and m.group(1) not in out:
+            out.append(m.group(1))
+    return out
+
+
+def lite_url(lang, chapter):
+    """The live notebook's address, relative to the site's root."""
+    return f"lite/notebooks/index.html?path={lang}/{chapter}.ipynb"
+
+
+def ready(vendor_dir=VENDOR):
+    """The pieces the build needs, or a Missing error that names the first one absent."""
+    kernel_version()
+    try:
+        import jupyterlite_core  # noqa: F401
+    except ImportError:
+        raise Missing("jupyterlite-core is not installed in .venv") from None
+    pyodide = vendor_dir / "pyodide"
+    for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        if not (pyodide / name).exists():
+            raise Missing(f"Pyodide's core is not in {pyodide} ({name} is missing)")
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    absent = [v["file_name"] for v in lock["packages"].values() if not (pyodide / v["file_name"]).exists()]
+    if absent or "ipywidgets" not in lock["packages"]:
+        raise Missing(f"wheels are missing from {pyodide}: {', '.join(absent) or 'ipywidgets'}")
+    return pyodide
+
+
+CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
+    "appName": "AI infrastructure, live",
+    "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": {
+        "disablePyPIFallback": True,                       # nothing from PyPI: only the lock's wheels
+        "loadPyodideOptions": {"packages": ["infra_lib"]}}}}}
+# JupyterLab settings: start the notebook's kernel without asking (with a slow start the app
+# would otherwise ask the reader to pick one, as the kernel list arrives after the notebook)
+OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True}}
+
+
+def build(site, work, toc_path, root=ROOT):
+    """Write ``site``/lite: the JupyterLite site with one live notebook per chapter and edition.
+
+    Skipped (a no-change rebuild) when the notebooks, the library, the vendored lock, this file
+    and JupyterLite's version are what the last build in ``work`` used and its output is there.
+    """
+    import jupyterlite_core
+    import nbformat
+
+    start = time.perf_counter()
+    pyodide = ready()
+    work, out = Path(work), Path(site) / "lite"
+    notebooks = {}
+    for chapter in chapters(toc_path):
+        for lang in EDITIONS:
+            md = root / "notebooks" / lang / f"{chapter}.md"
+            nb = live_notebook(md, lang) if md.exists() else None
+            if nb is not None:
+                notebooks[f"{lang}/{chapter}.ipynb"] = nbformat.writes(nb)
+    if not notebooks:                     # no chapter with a widget in this table of contents
+        shutil.rmtree(out, ignore_errors=True)
+        return {"path": out, "notebooks": [], "bytes": 0, "seconds": time.perf_counter() - start}
+    h = hashlib.sha256(f"{jupyterlite_core.__version__} {json.dumps(CONFIG)}".encode())
+    for name, text in sorted(notebooks.items()):
+        h.update(name.encode() + text.encode())
+    for arcname, path in library_files(root)[1].items():
+        h.update(arcname.encode() + path.read_bytes())
+    h.update((pyodide / "pyodide-lock.json").read_bytes() + Path(__file__).read_bytes())
+    stamp = work / "inputs.sha"
+    names = [n.removesuffix(".ipynb") for n in notebooks]
+    if stamp.exists() and stamp.read_text() == h.hexdigest() and (out / "jupyter-lite.json").exists():
+        return {"path": out, "notebooks": names, "bytes": _size(out), "seconds": time.perf_counter() - start,
+                "cached": True}
+    shutil.rmtree(work, ignore_errors=True)
+    static = work / "static" / "pyodide"
+    shutil.copytree(pyodide, static)
+    wheel, version = library_wheel(static, root)
+    lock = json.loads((static / "pyodide-lock.json").read_text())
+    lock["packages"]["infra-lib"] = lock_entry("infra-lib", version, wheel, ["infra_lib"], LOCK_DEPENDS["infra-lib"])
+    (static / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+    for name, text in notebooks.items():
+        path = work / "files" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (work / "jupyter-lite.json").write_text(json.dumps(CONFIG, indent=1))
+    (work / "overrides.json").write_text(json.dumps(OVERRIDES, indent=1))
+    shutil.rmtree(out, ignore_errors=True)
+    jupyter = Path(sys.executable).parent / "jupyter"
+    cmd = [str(jupyter), "lite", "build", "--contents", "files", "--output-dir", str(out),
+           "--apps", "notebooks", "--no-sourcemaps", "--no-unused-shared-packages"]
+    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    (work / "build.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    if proc.returncode != 0:
+        tail = "\n".join("    " + t for t in (proc.stdout + proc.stderr).strip().splitlines()[-15:])
+        raise SystemExit(f"[lite] jupyter lite build failed (log: {work / 'build.log'}):\n{tail}")
+    stamp.write_text(h.hexdigest())
+    return {"path": out, "notebooks": names, "bytes": _size(out), "seconds": time.perf_counter() - start}
+
+
+def _size(folder):
+    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file())
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["vendor"]:
+        vendor()
+    elif args[:1] == ["build"]:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import build as site_build
+        info = build(site_build.SITE, site_build.BUILD / "lite-src", site_build.TOC)
+        print(f"[lite] {info['path']}: {len(info['notebooks'])} notebooks, {info['bytes'] / 1e6:.1f} MB, "
+              f"{info['seconds']:.1f} s")
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Drive one live notebook (site/lite, book/tools/lite.py) in Chromium, as a reader does.
+
+    with SiteServer(SITE) as server, sync_playwright() as p:
+        run = run_live(launch_chromium(p), server, "en/03_gpu.ipynb")
+
+Opens ``lite/notebooks/index.html?path=<notebook>`` in a fresh context in which every request that
+leaves 127.0.0.1 is recorded and blocked, waits for the kernel, runs all cells (Run → Run All
+Cells), waits for the widget's output, then moves one slider with the keyboard (``steps`` presses of the right arrow on
+its handle) and waits for the output to change. Used by tests/test_lite.py and book/tools/bench.py.
+"""
+import re
+import time
+from dataclasses import dataclass, field
+
+UI_TIMEOUT_MS = 60_000        # the notebook app and the notebook on screen
+KERNEL_TIMEOUT_MS = 180_000   # Pyodide boots and loads the wheels (cold: 10-45 s on a busy 2-core machine)
+CELLS_TIMEOUT_MS = 60_000     # Run All -> the widget's output
+SLIDER_TIMEOUT_MS = 15_000    # one slider move to a new output
+
+
+@dataclass
+class LiveRun:
+    ui_s: float = 0.0              # page opened -> the notebook's cells on screen
+    kernel_s: float = 0.0          # page opened -> the kernel says idle (Pyodide may still be booting)
+    cells_s: float = 0.0           # Run All -> the widget's output (the rest of the boot, then the cells)
+    slider_s: float = 0.0          # first key press -> the output changed
+    before: str = ""               # the widget's output text, then after moving the slider
+    after: str = ""
+    slider: int = 0                # which slider moved (its index in the panel's controls)
+    blocked: list = field(default_factory=list)   # requests that tried to leave 127.0.0.1
+    failed: list = field(default_factory=list)    # failed requests and HTTP status >= 400
+    errors: list = field(default_factory=list)    # console errors and uncaught exceptions
+
+
+def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None):
+    run = LiveRun(slider=slider)
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+
+    def route(r):
+        if server.is_local(r.request.url):
+            r.continue_()
+        else:
+            run.blocked.append(r.request.url)
+            r.abort()
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and run.errors.append(m.text))
+    page.on("pageerror", lambda e: run.errors.append(str(e)))
+    page.on("requestfailed", lambda r: run.failed.append(f"{r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and run.failed.append(f"{r.status} {r.url}"))
+    try:
+        start = time.perf_counter()
+        page.goto(server.url(f"lite/notebooks/index.html?path={notebook}"))
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=UI_TIMEOUT_MS)
+        run.ui_s = time.perf_counter() - start
+        # the kernel is ready (Pyodide booted, infra_lib and ipywidgets loaded): before that,
+        # Run All can be lost while the notebook's session is still being set up
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=KERNEL_TIMEOUT_MS)
+        run.kernel_s = time.perf_counter() - start
+        start = time.perf_counter()
+        page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click(
+            timeout=UI_TIMEOUT_MS)
+        page.click('li[data-command="runmenu:run-all"]', timeout=UI_TIMEOUT_MS)
+        output = page.locator(".widget-html-content").first
+        output.wait_for(timeout=CELLS_TIMEOUT_MS)
+        page.wait_for_function("el => el.innerText.trim().length > 0", arg=output.element_handle(),
+                               timeout=CELLS_TIMEOUT_MS)
+        run.cells_s = time.perf_counter() - start
+        run.before = output.inner_text()
+        handle = page.locator(".noUi-handle").nth(slider)
+        handle.focus()
+        start = time.perf_counter()
+        for _ in range(steps):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function("([el, b]) => el.innerText !== b", arg=[output.element_handle(), run.before],
+                               timeout=SLIDER_TIMEOUT_MS)
+        run.slider_s = time.perf_counter() - start
+        page.wait_for_timeout(500)             # a late second update would show in `after`
+        run.after = output.inner_text()
+        if screenshot:
+            page.screenshot(path=str(screenshot), full_page=True)
+    except Exception:
+        if screenshot:                          # what the reader would have seen
+            page.screenshot(path=str(screenshot).replace(".png", "-failed.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+    return run
