@@ -589,8 +589,8 @@ _num("ch10_ch5_q3", "ch5", "ch5-tiling", "self-check",
      ("A matmul kernel computes a square output tile of {tile:.0f} × {tile:.0f} in BF16. How many FLOP does it do per byte "
       "it loads?",
       "一个矩阵乘 kernel 每次计算 {tile:.0f} × {tile:.0f} 的方形输出块，数据为 BF16。它每加载一个字节做多少次浮点运算？"),
-     ("Per step of k: two FLOP per output, and one row of A and one column of B loaded.",
-      "k 每走一步：每个输出两次运算，加载 A 的一行块和 B 的一列块。"),
+     ("Per step along k: two FLOP per output, and one column of the A tile and one row of the B tile loaded.",
+      "k 每走一步：每个输出两次运算，加载 A 块的一列和 B 块的一行。"),
      ("Two FLOP per output for each step along k, over the bytes of one column of the A tile and one row of the B "
       "tile: **{ai:.0f} FLOP/B**. A bigger tile reuses each loaded value more.",
       "沿 k 每走一步，每个输出做两次运算，除以 A 块一列和 B 块一行的字节数：**每字节 {ai:.0f} 次**。块越大，每个加载的值复用得越多。"))
