@@ -1,29 +1,49 @@
-"""``glue`` for the chapters: myst-nb's when the book is built, a stand-in anywhere else.
+"""``glue`` for the chapters: myst-nb's record when the book is built, a stand-in anywhere else.
 
-On the website, ``myst_nb.glue`` stores a value so the prose can insert it
-(``{glue:text}`key` ``). A reader who runs a chapter in plain Jupyter, without myst-nb, gets
-this module's stand-in: it keeps the value in :data:`GLUED` (to look at after a run) and shows
-it only when ``display=True``. Nothing else in the chapter changes.
+On the website, a glued value is stored in the cell's output so the prose can insert it
+(``{glue:text}`key` ``). When myst-nb is installed (the build, nbval) :func:`publish` writes that
+output itself, in myst-nb's format, rather than calling ``myst_nb.glue``: importing
+``myst_nb.ext.glue`` loads Sphinx and docutils, 2-3 s in every kernel, for three lines of
+IPython. ``tests/test_glue.py`` checks that both write the same output. A reader who runs a
+chapter in plain Jupyter, without myst-nb, gets the stand-in: it keeps the value in :data:`GLUED`
+(to look at after a run) and shows it only when ``display=True``. Nothing else in the chapter changes.
 """
-import importlib
+import importlib.util
 from typing import Any
 
 GLUED: dict[str, Any] = {}
+GLUE_PREFIX = "application/papermill.record/"   # myst_nb.ext.glue.GLUE_PREFIX (myst-nb 1.x)
 
 
 def glue(name: str, variable: Any, display: bool = True) -> None:
-    """Glue ``variable`` under ``name``: through myst-nb if installed, else keep it in :data:`GLUED`."""
+    """Glue ``variable`` under ``name``: for myst-nb if installed, else keep it in :data:`GLUED`."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string (the glue key), got {name!r}")
-    try:
-        myst_nb = importlib.import_module("myst_nb")   # looked up at each call: the book's build may stub it
-    except ImportError:
-        GLUED[name] = variable
-        if display:
-            try:
-                from IPython.display import display as show
-                show(variable)
-            except ImportError:
-                print(f"{name} = {variable!r}")
+    if _has_myst_nb():
+        publish(name, variable, display)
         return
-    myst_nb.glue(name, variable, display=display)
+    GLUED[name] = variable
+    if display:
+        try:
+            from IPython.display import display as show
+            show(variable)
+        except ImportError:
+            print(f"{name} = {variable!r}")
+
+
+def publish(name: str, variable: Any, display: bool) -> None:
+    """Display ``variable`` as ``myst_nb.glue`` does: its mime bundle, prefixed unless shown, with
+    the key in the output's ``scrapbook`` metadata (myst_nb/ext/glue/__init__.py, ``glue``)."""
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as show
+    bundle, metadata = format_display_data(variable)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    show({prefix + mime: data for mime, data in bundle.items()}, raw=True, metadata=metadata)
+
+
+def _has_myst_nb() -> bool:
+    try:
+        return importlib.util.find_spec("myst_nb") is not None
+    except ValueError:          # a stand-in module without a spec in sys.modules
+        return False

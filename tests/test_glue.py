@@ -1,6 +1,7 @@
 """A chapter's glue works without myst-nb: values are kept, and shown only when asked."""
 import sys
 
+import numpy as np
 import pytest
 
 from infra_lib import glue as g
@@ -24,13 +25,23 @@ def test_without_myst_nb_display_shows_the_value(no_myst_nb, capsys):
     assert "3.5" in capsys.readouterr().out
 
 
-def test_with_myst_nb_the_call_is_passed_on(monkeypatch):
-    calls = []
-    fake = type(sys)("myst_nb")
-    fake.glue = lambda name, value, display=True: calls.append((name, value, display))
-    monkeypatch.setitem(sys.modules, "myst_nb", fake)
-    g.glue("ch9_z", 1, display=False)
-    assert calls == [("ch9_z", 1, False)]
+@pytest.mark.parametrize("value, display", [(42, False), (3.5, True), ("H200", False),
+                                            (np.float64(0.25), False), ([1, 2], True)])
+def test_with_myst_nb_the_output_is_what_myst_nb_glue_writes(monkeypatch, value, display):
+    """infra_lib writes myst-nb's glue output itself (no Sphinx import in the kernel): the same bundle,
+    the same metadata, as myst_nb.ext.glue.glue, so the build finds every key where it looks."""
+    import IPython.display
+    import myst_nb.ext.glue
+    shown = []
+    record = lambda *args, **kwargs: shown.append((args, kwargs))   # noqa: E731
+    monkeypatch.setattr(myst_nb.ext.glue, "ipy_display", record)
+    monkeypatch.setattr(IPython.display, "display", record)
+    myst_nb.ext.glue.glue("ch9_z", value, display)
+    g.glue("ch9_z", value, display=display)
+    assert len(shown) == 2 and shown[0] == shown[1]
+    bundle = shown[1][0][0]
+    assert all(mime.startswith("" if display else g.GLUE_PREFIX) for mime in bundle)
+    assert shown[1][1]["metadata"]["scrapbook"]["name"] == "ch9_z"
 
 
 @pytest.mark.parametrize("bad", ["", None, 3])

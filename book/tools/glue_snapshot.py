@@ -3,17 +3,17 @@
     python book/tools/glue_snapshot.py > before.json     # on the old code
     python book/tools/glue_snapshot.py --compare before.json   # on the new code: exit 1 on any change
 
-Each notebook's code cells run in-process, in order, with ``myst_nb.glue`` replaced by a
+Each notebook's code cells run in-process, in order, with ``infra_lib.glue.publish`` replaced by a
 recorder (cells tagged ``skip-execution``, the widgets, are skipped as on the site). Numbers
 and strings are recorded as they are; a figure is recorded by its type only.
 """
 import argparse
+import contextlib
 import json
 import math
 import re
 import os
 import sys
-import types
 from pathlib import Path
 
 import jupytext
@@ -40,11 +40,11 @@ def snapshot(path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from infra_lib import glue as glue_module
     glued = {}
-    fake = types.ModuleType("myst_nb")
-    fake.glue = lambda key, value, display=True: glued.__setitem__(key, _record(value))
-    saved = sys.modules.get("myst_nb")
-    sys.modules["myst_nb"] = fake
+    saved = glue_module.publish, glue_module._has_myst_nb
+    glue_module.publish = lambda key, value, display: glued.__setitem__(key, _record(value))
+    glue_module._has_myst_nb = lambda: True
     cwd = os.getcwd()
     os.chdir(path.parent)
     try:
@@ -53,14 +53,12 @@ def snapshot(path):
         for cell in nb.cells:
             if cell.cell_type != "code" or "skip-execution" in cell.metadata.get("tags", []):
                 continue
-            exec(compile(cell.source, f"{path.name}", "exec"), scope)
+            with contextlib.redirect_stdout(sys.stderr):     # what a cell prints: not into the JSON
+                exec(compile(cell.source, f"{path.name}", "exec"), scope)
         plt.close("all")
     finally:
         os.chdir(cwd)
-        if saved is not None:
-            sys.modules["myst_nb"] = saved
-        else:
-            del sys.modules["myst_nb"]
+        glue_module.publish, glue_module._has_myst_nb = saved
     return glued
 
 
