@@ -1,7 +1,7 @@
 """``glue`` for the chapters: myst-nb's record when the book is built, a stand-in anywhere else.
 
 On the website, a glued value is stored in the cell's output so the prose can insert it
-(``{glue:text}`key` ``). When myst-nb is installed (the build, nbval) :func:`publish` writes that
+(``{glue:text}`key` ``). When myst-nb is installed (the build, nbval) :func:`_publish` writes that
 output itself, in myst-nb's format, rather than calling ``myst_nb.glue``: importing
 ``myst_nb.ext.glue`` loads Sphinx and docutils, 2-3 s in every kernel, for three lines of
 IPython. ``tests/test_glue.py`` checks that both write the same output. A reader who runs a
@@ -20,7 +20,7 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string (the glue key), got {name!r}")
     if _has_myst_nb():
-        publish(name, variable, display)
+        _publish(name, variable, display)
         return
     GLUED[name] = variable
     if display:
@@ -31,7 +31,7 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
             print(f"{name} = {variable!r}")
 
 
-def publish(name: str, variable: Any, display: bool) -> None:
+def _publish(name: str, variable: Any, display: bool) -> None:
     """Display ``variable`` as ``myst_nb.glue`` does: its mime bundle, prefixed unless shown, with
     the key in the output's ``scrapbook`` metadata (myst_nb/ext/glue/__init__.py, ``glue``)."""
     from IPython.core.formatters import format_display_data

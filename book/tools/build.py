@@ -386,12 +386,18 @@ def main(argv=None):
         print(f"[build] reader's bundle: {bundle.make_bundle(SITE / 'downloads', BUILD)}")
         copy_notebook_downloads()
         import epub, pdf                    # book/tools: both read this module's config and site
-        for lang in EDITIONS:
-            path, formulas = epub.make_epub(lang)
-            print(f"[build] EPUB: {path} ({formulas} formulas as MathML)", flush=True)
-        for path, count in pdf.make_pdfs():
-            print(f"[build] PDF: {path} ({count} pages of the course)", flush=True)
-        live = lite.build(SITE, BUILD / "lite-src", TOC)
+        # Independent of each other (each writes its own files): side by side, the two Sphinx
+        # epub builds, the two PDFs (a Chromium each) and the live pages.
+        with ThreadPoolExecutor(max_workers=5) as pool:
+            epubs = [pool.submit(epub.make_epub, lang) for lang in EDITIONS]
+            pdfs = [pool.submit(pdf.make_pdfs, (lang,)) for lang in EDITIONS]
+            live = pool.submit(lite.build, SITE, BUILD / "lite-src", TOC)
+            for done in epubs:
+                path, formulas = done.result()
+                print(f"[build] EPUB: {path} ({formulas} formulas as MathML)", flush=True)
+            for path, count in (made for done in pdfs for made in done.result()):
+                print(f"[build] PDF: {path} ({count} pages of the course)", flush=True)
+            live = live.result()
         print(f"[build] live pages: {live['path']} ({len(live['notebooks'])} notebooks, "
               f"{live['bytes'] / 1e6:.1f} MB, {live['seconds']:.1f} s{', unchanged' if live.get('cached') else ''})",
               flush=True)

@@ -3,7 +3,7 @@
     python book/tools/glue_snapshot.py > before.json     # on the old code
     python book/tools/glue_snapshot.py --compare before.json   # on the new code: exit 1 on any change
 
-Each notebook's code cells run in-process, in order, with ``infra_lib.glue.publish`` replaced by a
+Each notebook's code cells run in-process, in order, with ``infra_lib.glue._publish`` replaced by a
 recorder (cells tagged ``skip-execution``, the widgets, are skipped as on the site). Numbers
 and strings are recorded as they are; a figure is recorded by its type only.
 """
@@ -42,8 +42,8 @@ def snapshot(path):
     import matplotlib.pyplot as plt
     from infra_lib import glue as glue_module
     glued = {}
-    saved = glue_module.publish, glue_module._has_myst_nb
-    glue_module.publish = lambda key, value, display: glued.__setitem__(key, _record(value))
+    saved = glue_module._publish, glue_module._has_myst_nb
+    glue_module._publish = lambda key, value, display: glued.__setitem__(key, _record(value))
     glue_module._has_myst_nb = lambda: True
     cwd = os.getcwd()
     os.chdir(path.parent)
@@ -58,7 +58,7 @@ def snapshot(path):
         plt.close("all")
     finally:
         os.chdir(cwd)
-        glue_module.publish, glue_module._has_myst_nb = saved
+        glue_module._publish, glue_module._has_myst_nb = saved
     return glued
 
 
