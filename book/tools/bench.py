@@ -4,6 +4,7 @@
     python book/tools/bench.py --skip-tests
     python book/tools/bench.py --weights-only [SITE]   # page weights of a built site (_build/site)
     python book/tools/bench.py --live-only [SITE]      # the live pages: size, kernel cold start, slider
+    python book/tools/bench.py --notebooks-only        # each chapter's execution, kernel start apart
 
 A page's weight is measured in Chromium: a fresh context (nothing cached), the page and everything
 it loads until the network is idle (scripts, styles, fonts, figures), as bytes of response bodies
@@ -44,12 +45,24 @@ def timed(label, cmd, target):
 
 
 def notebook_times():
+    """Each chapter as the build runs it (nbclient, a fresh kernel): the whole run, the kernel's start
+    in it, and its slowest cell."""
     for path in sorted((ROOT / "notebooks").glob("*/*.md")):
         nb = jupytext.read(path)
+        client = NotebookClient(nb, timeout=300, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}})
         start = time.perf_counter()
-        NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
-        print(f"notebook {str(path.relative_to(ROOT)):<25} {time.perf_counter() - start:7.1f} s   [target 5 s]", flush=True)
+        with client.setup_kernel():
+            kernel_s = time.perf_counter() - start
+            cells = []
+            for index, cell in enumerate(nb.cells):
+                began = time.perf_counter()
+                client.execute_cell(cell, index)
+                cells.append((time.perf_counter() - began, index))
+        slowest, at = max(cells)
+        print(f"notebook {str(path.relative_to(ROOT)):<32} {time.perf_counter() - start:5.1f} s   [target 5 s]  "
+              f"(kernel start {kernel_s:.1f} s, cells {sum(c for c, _ in cells):.1f} s, slowest cell #{at} "
+              f"{slowest:.1f} s)", flush=True)
 
 
 def page_weights(site=None):
@@ -137,6 +150,7 @@ def main():
     parser.add_argument("--skip-tests", action="store_true")
     parser.add_argument("--weights-only", nargs="?", const="", metavar="SITE",
                         help="only the page weights of a built site (default: _build/site)")
+    parser.add_argument("--notebooks-only", action="store_true", help="only each notebook's execution time")
     parser.add_argument("--live-only", nargs="?", const="", metavar="SITE",
                         help="only the live pages of a built site: size, kernel cold start, slider")
     args = parser.parse_args()
@@ -146,8 +160,12 @@ def main():
     if args.live_only is not None:
         live_times(args.live_only or None)
         return
+    if args.notebooks_only:
+        notebook_times()
+        return
     if not args.skip_tests:
-        timed("full test command (pytest)", [PY, "-m", "pytest", "-q"], "240 s")
+        timed("full test command (make test)", [PY, "-m", "pytest", "-n", "auto", "--dist", "loadfile", "-q"],
+              "240 s")
     timed("clean build, both editions", [PY, "book/tools/build.py", "--strict"], "120 s")
     timed("no-change rebuild", [PY, "book/tools/build.py"], "15 s")
     notebook_times()

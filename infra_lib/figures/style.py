@@ -5,6 +5,7 @@ with a font that has the page's glyphs. A glyph missing from the font is an erro
 warning, so a figure with tofu boxes fails the build instead of shipping. Chapters call
 :func:`setup` once at the top; every figure function calls it again with its own ``lang``.
 """
+import functools
 import warnings
 from pathlib import Path
 
@@ -29,8 +30,10 @@ COLORS = {"memory": "#1f77b4", "compute": "#d62728", "accent": "#2ca02c", "grey"
 MISSING_GLYPH_WARNINGS = (r"Glyph .* missing from", r".*missing from font")
 
 
+@functools.cache
 def cjk_font_name() -> str:
-    """Register the first CJK font found and return its family name.
+    """Register the first CJK font found and return its family name (once per process: each
+    registration would empty matplotlib's font lookup cache, 0.2-0.3 s per Chinese figure).
 
     Debian's font files first (what the site is built with), then any installed font of
     :data:`CJK_FONT_FAMILIES` (a reader's macOS or Windows machine).
