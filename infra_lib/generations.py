@@ -110,17 +110,6 @@ def bytes_per_flop(mem_bw_Bps: float, peak_flop_s: float) -> float:
 
 
 @_check.finite
-def ridge_point(peak_flop_s: float, mem_bw_Bps: float) -> float:
-    """FLOP per byte a kernel needs to reach the peak: peak / bandwidth
-    (:func:`infra_lib.roofline.ridge_point`).
-
-    >>> round(ridge_point(989.4e12, 3352e9), 1)
-    295.2
-    """
-    return roofline.ridge_point(peak_flop_s, mem_bw_Bps)
-
-
-@_check.finite
 def decode_ceiling_tok_s(mem_bw_Bps: float, weight_B: float) -> float:
     """Batch-1 decode ceiling: every weight read once per token, so tokens/s <= bandwidth / weight bytes.
 
@@ -188,7 +177,7 @@ def generation_row(device: str, small_weight_B: float = 16e9, large_weight_B: fl
     d = hardware.entry(_check.text("device", device))
     peak, bw = dense_bf16_flop_s(device), hardware.value(device, "mem_bw_Bps")
     return GenerationRow(device=device, year=int(d.year or 0), peak_flop_s=peak, mem_bw_Bps=bw,
-                         ridge_flop_per_B=ridge_point(peak, bw), bytes_per_flop=bytes_per_flop(bw, peak),
+                         ridge_flop_per_B=roofline.ridge_point(peak, bw), bytes_per_flop=bytes_per_flop(bw, peak),
                          decode_8b_tok_s=decode_ceiling_tok_s(bw, small_weight_B),
                          decode_70b_tok_s=decode_ceiling_tok_s(bw, large_weight_B))
 

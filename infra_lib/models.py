@@ -204,3 +204,17 @@ SHAPES: dict[str, ModelShape] = {"gpt-2-small": GPT2_SMALL, "llama-3-8b": LLAMA3
                                  "mixtral-8x7b": MIXTRAL_8X7B, "llama-3-70b": LLAMA3_70B,
                                  "gpt-3-175b": GPT3_175B}
 """Every shape defined here, smallest first (PRESETS keeps the two Llama shapes chapters 0-3 use)."""
+
+
+def shape_at(model: int) -> ModelShape:
+    """The shape at position ``model`` of :data:`SHAPES` (0 = GPT-2 small): what a model slider picks.
+
+    >>> shape_at(3).name
+    'Llama-3-70B'
+    """
+    shapes = tuple(SHAPES.values())
+    i = _check.count("model", model, "", minimum=0)
+    if i >= len(shapes):
+        raise ValueError(f"model must be 0 to {len(shapes) - 1} (" + ", ".join(
+            f"{n} = {s.name}" for n, s in enumerate(shapes)) + f"), got {i}")
+    return shapes[i]

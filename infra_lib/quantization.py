@@ -125,7 +125,7 @@ def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: f
 
 from dataclasses import dataclass  # noqa: E402
 
-from . import cuda, generations, planner  # noqa: E402
+from . import cuda, generations, planner, roofline  # noqa: E402
 from .models import ModelShape  # noqa: E402
 
 TENSOR_VALUES = 8192 * 8192
@@ -271,7 +271,7 @@ def compute_bound_batch(peak_flop_s: float, mem_bw_Bps: float, bits: float) -> f
     >>> round(compute_bound_batch(989e12, 3.35e12, 16), 1), round(compute_bound_batch(989e12, 3.35e12, 4), 1)
     (295.2, 73.8)
     """
-    ridge = generations.ridge_point(peak_flop_s, mem_bw_Bps)
+    ridge = roofline.ridge_point(peak_flop_s, mem_bw_Bps)
     return ridge * _check.positive("bits", bits, "bits per weight") / 16
 
 

@@ -51,10 +51,8 @@ def test_implied_clock_from_the_registry():
     assert round(clock / 1e6) == 1830
 
 
-def test_bytes_per_flop_and_ridge_point():
+def test_bytes_per_flop():
     assert gen.bytes_per_flop(3352e9, 989.4e12) == pytest.approx(3352 / 989400)    # 0.00339
-    assert gen.ridge_point(989.4e12, 3352e9) == roofline.ridge_point(989.4e12, 3352e9)
-    assert gen.ridge_point(1e15, 3e12) == pytest.approx(1000 / 3)
 
 
 def test_decode_ceiling():
@@ -80,7 +78,7 @@ def test_per_tensor_core_is_per_sm_over_cores_per_sm(n, per_sm, peak, clock):
 @PROPS
 @given(rates, st.floats(min_value=1e11, max_value=1e14))
 def test_bytes_per_flop_is_the_inverse_of_the_ridge(peak, bw):
-    assert gen.bytes_per_flop(bw, peak) * gen.ridge_point(peak, bw) == pytest.approx(1.0, rel=1e-12)
+    assert gen.bytes_per_flop(bw, peak) * roofline.ridge_point(peak, bw) == pytest.approx(1.0, rel=1e-12)
 
 
 @pytest.mark.parametrize("bad", BAD_POSITIVE)
@@ -97,8 +95,6 @@ def test_bytes_per_flop_is_the_inverse_of_the_ridge(peak, bw):
     ("clock_hz", lambda x: gen.tensor_core_peak_flop_s(132, 4, 1024, x)),
     ("mem_bw_Bps", lambda x: gen.bytes_per_flop(x, 989.4e12)),
     ("peak_flop_s", lambda x: gen.bytes_per_flop(3352e9, x)),
-    ("peak_flop_s", lambda x: gen.ridge_point(x, 3352e9)),
-    ("mem_bw_Bps", lambda x: gen.ridge_point(989.4e12, x)),
     ("mem_bw_Bps", lambda x: gen.decode_ceiling_tok_s(x, 16e9)),
     ("weight_B", lambda x: gen.decode_ceiling_tok_s(3352e9, x)),
 ])

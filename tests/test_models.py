@@ -259,3 +259,9 @@ def test_moe_flops_use_active_parameters():
 def test_bad_new_fields_are_named(kw):
     with pytest.raises((ValueError, KeyError), match="|".join(kw)):
         replace(m.LLAMA3_8B, **kw)
+
+
+def test_shape_at_follows_the_order_of_shapes_and_names_the_choices():
+    assert [m.shape_at(i) for i in range(len(m.SHAPES))] == list(m.SHAPES.values())
+    with pytest.raises(ValueError, match=r"model must be 0 to 4 \(0 = GPT-2 small.*got 5"):
+        m.shape_at(5)

@@ -11,7 +11,7 @@ DEFAULTS = dict(model=3, bytes_per_param=2.0, gpu_mem_gb=80, batch=1, context=40
 
 def test_defaults_are_llama3_70b_bf16_on_80gb():
     assert w.PANEL.defaults() == DEFAULTS
-    assert w.SHAPES[3] is models.LLAMA3_70B
+    assert models.shape_at(3) is models.LLAMA3_70B
 
 
 def test_summary_by_hand():

@@ -23,7 +23,7 @@ def _num(cell):
 
 def test_defaults_are_llama3_70b_fp8_on_an_h200():
     d = W.PANEL.defaults()
-    assert W.SHAPES[d["model"]] is models.LLAMA3_70B
+    assert models.shape_at(d["model"]) is models.LLAMA3_70B
     assert (d["weight_bits"], d["kv_bits"]) == (8.0, 16)
     assert d["gpu_mem_gb"] * units.GB == hardware.value("h200_sxm", "mem_capacity_B")
     assert d["bw_tbps"] * units.TB == pytest.approx(hardware.value("h200_sxm", "mem_bw_Bps"))

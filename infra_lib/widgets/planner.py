@@ -9,10 +9,9 @@ from .. import _check, models, planner, units
 from ..i18n import t
 from .panel import Control, Panel, Result
 
-SHAPES = tuple(models.SHAPES.values())          # 0 GPT-2 small ... 4 GPT-3 175B
 
 CONTROLS = (
-    Control("model", "ch4_w_model", int, 3, 0, len(SHAPES) - 1, 1),
+    Control("model", "ch4_w_model", int, 3, 0, len(models.SHAPES) - 1, 1),
     Control.choice("bytes_per_param", "ch4_w_bytes", (0.5, 1.0, 2.0), 2.0),
     Control("gpu_mem_gb", "ch4_w_mem", int, 80, 16, 400, 1),
     Control("batch", "ch4_w_batch", int, 1, 1, 512, 1),
@@ -28,10 +27,7 @@ def summary(lang: str, model: int, bytes_per_param: float, gpu_mem_gb: float, ba
     >>> summary("en", 3, 2.0, 80, 1, 4096, 10).rows[2][1]
     '2'
     """
-    index = _check.count("model", model, "", minimum=0)
-    if index >= len(SHAPES):
-        raise ValueError(f"model must be 0 to {len(SHAPES) - 1}, got {index}")
-    shape = SHAPES[index]
+    shape = models.shape_at(model)
     share = _check.non_negative("overhead_pct", overhead_pct, "%") / 100
     mem = _check.positive("gpu_mem_gb", gpu_mem_gb, "GB") * units.GB
     plan = planner.gpus_needed(shape, mem, bytes_per_param, batch, context, overhead_fraction=share)

@@ -14,11 +14,10 @@ from .. import _check, generations, hardware, models, planner, units
 from ..i18n import t
 from .panel import Control, Panel, Result, snap
 
-SHAPES = tuple(models.SHAPES.values())          # 0 GPT-2 small ... 4 GPT-3 175B
 _BW_MIN, _BW_STEP = 0.5, 0.1
 
 CONTROLS = (
-    Control("model", "ch9_w_model", int, 3, 0, len(SHAPES) - 1, 1),
+    Control("model", "ch9_w_model", int, 3, 0, len(models.SHAPES) - 1, 1),
     Control.choice("weight_bits", "ch9_w_weight_bits", (4.25, 4.5, 8.0, 16.0), 8.0),
     Control.choice("kv_bits", "ch9_w_kv_bits", (4, 8, 16), 16),
     Control("context", "ch9_w_context", int, 4096, 512, 131072, 512),
@@ -40,10 +39,7 @@ def summary(lang: str, model: int, weight_bits: float, kv_bits: float, context: 
     >>> summary("en", 3, 8.0, 16, 4096, 16, 141, 4.8).rows[4][1]
     '68 tokens/s'
     """
-    index = _check.count("model", model, "", minimum=0)
-    if index >= len(SHAPES):
-        raise ValueError(f"model must be 0 to {len(SHAPES) - 1}, got {index}")
-    shape = SHAPES[index]
+    shape = models.shape_at(model)
     w_bytes = _check.positive("weight_bits", weight_bits, "bits") / 8
     kv_bytes = _check.positive("kv_bits", kv_bits, "bits") / 8
     mem = _check.positive("gpu_mem_gb", gpu_mem_gb, "GB") * units.GB
