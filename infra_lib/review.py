@@ -191,12 +191,12 @@ _num("ch10_ov_q2", "ov", "ov-batching", "interview",
      "flip",
      ("The teaching model (8B, BF16) on the teaching GPU, with contexts so short that "
       "KV reads ({kv_gb:.0f} GB) are negligible: from what batch size on is a decode step compute-bound?",
-      "教学模型（8B，BF16）跑在教学 GPU 上，上下文短到 KV 读取（{kv_gb:.0f} GB）可以忽略：batch 从多大开始，一步 decode 会变成受算力限制？"),
+      "教学模型（8B，BF16）跑在教学 GPU 上，上下文短到 KV 读取（{kv_gb:.0f} GB）可以忽略：批大小从多少开始，一步 decode 会变成受算力限制？"),
      ("Memory time is fixed (one read of the weights); arithmetic grows with the batch. Set them equal.",
-      "访存时间是固定的（权重读一遍），计算时间随 batch 增长。令两者相等。"),
+      "访存时间是固定的（权重读一遍），计算时间随批大小增长。令两者相等。"),
      ("$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$ gives **{flip:.0f}** requests. With a KV cache per request the "
       "memory time grows with the batch too, and the step may never flip.",
-      "$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$，解得 **{flip:.0f}** 个请求。如果每个请求还带着自己的 KV cache，访存时间也会随 batch 增长，这一步就可能永远不翻转。"),
+      "$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$，解得 **{flip:.0f}** 个请求。如果每个请求还带着自己的 KV cache，访存时间也会随批大小增长，这一步就可能永远不翻转。"),
      flip=True)
 
 
@@ -211,7 +211,7 @@ _num("ch10_ov_q3", "ov", "ov-batching", "self-check",
      _ov3, "batch",
      ("The teaching model's weights and one KV cache of {kv_gb:.2f} GB per request must fit in {mem_gb:.0f} GB. "
       "What is the largest batch?",
-      "教学模型的权重，加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。batch 最大能到多少？"),
+      "教学模型的权重，加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。批大小最大能到多少？"),
      ("Subtract the weights, divide by the KV per request, round down.", "先减去权重，再除以每个请求的 KV，向下取整。"),
      ("({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB, rounded down: **{batch:.0f}** requests.",
       "({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB，向下取整：**{batch:.0f}** 个请求。"))
@@ -246,7 +246,7 @@ _mc("ch10_ov_q6", "ov", "ov-batching", "self-check",
      ("The GPU clock rises", "GPU 频率升高了")), 0,
     ("The weight bytes are shared by every request of the step; the KV bytes are not, which is why batching stops "
      "helping once KV dominates.",
-     "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，再加大 batch 也就帮不上忙了。"),
+     "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，再加大批大小也就帮不上忙了。"),
     ("What does each step read, and what of it is shared?", "每一步读了什么？其中哪些是共享的？"))
 
 # ---- chapter 1: chips ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ and no matplotlib.
 >>> p.render("en", {"n": 3})
 "<table><tr><td>batch</td><td style='text-align:right'>6</td></tr></table>"
 >>> p.render("zh", {"n": 0.5})
-'<p><b>无法计算</b>：“batch” = 0.5：必须是整数</p>'
+'<p><b>无法计算</b>：“批大小” = 0.5：必须是整数</p>'
 """
 from __future__ import annotations
 
