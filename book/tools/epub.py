@@ -27,12 +27,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build  # noqa: E402  (book/tools/build.py)
-from mathml import tex_to_mathml  # noqa: E402  (book/tools/mathml.py: the same converter as the site)
+from mathml import MATH, tex_to_mathml  # noqa: E402  (book/tools/mathml.py: the same converter as the site)
 
 ROOT, BUILD, SITE = build.ROOT, build.BUILD, build.SITE
 NAME = "ai-infra-course"
 LANG_TAG = {"en": "en", "zh": "zh-CN"}
-MATH = re.compile(r'<(span|div) class="math[^"]*"[^>]*>(.*?)</\1>', re.S)
 
 
 def epub_path(lang):
@@ -117,8 +116,6 @@ def repair(raw, target, lang, toc):
             seen[i] = seen.get(i, 0) + 1
             return m.group(0) if seen[i] == 1 else f' id="{i}-{seen[i]}"'
         text = re.sub(r' id="([^"]+)"', unique, text)
-        if name in ("nav.xhtml",) or name.endswith("toc.ncx"):
-            pass
         text, n = math_to_mathml(text)
         formulas += n
         if n:
