@@ -391,13 +391,13 @@ def main(argv=None):
         with ThreadPoolExecutor(max_workers=5) as pool:
             epubs = [pool.submit(epub.make_epub, lang) for lang in EDITIONS]
             pdfs = [pool.submit(pdf.make_pdfs, (lang,)) for lang in EDITIONS]
-            live = pool.submit(lite.build, SITE, BUILD / "lite-src", TOC)
+            live_job = pool.submit(lite.build, SITE, BUILD / "lite-src", TOC)
             for done in epubs:
                 path, formulas = done.result()
                 print(f"[build] EPUB: {path} ({formulas} formulas as MathML)", flush=True)
             for path, count in (made for done in pdfs for made in done.result()):
                 print(f"[build] PDF: {path} ({count} pages of the course)", flush=True)
-            live = live.result()
+            live = live_job.result()
         print(f"[build] live pages: {live['path']} ({len(live['notebooks'])} notebooks, "
               f"{live['bytes'] / 1e6:.1f} MB, {live['seconds']:.1f} s{', unchanged' if live.get('cached') else ''})",
               flush=True)

@@ -3,8 +3,8 @@
     python book/tools/glue_snapshot.py > before.json     # on the old code
     python book/tools/glue_snapshot.py --compare before.json   # on the new code: exit 1 on any change
 
-Each notebook's code cells run in-process, in order, with ``infra_lib.glue._publish`` replaced by a
-recorder (cells tagged ``skip-execution``, the widgets, are skipped as on the site). Numbers
+Each notebook's code cells run in-process, in order, with glue's stand-in for readers without
+myst-nb, which keeps every value in ``infra_lib.glue.GLUED`` (cells tagged ``skip-execution``, the widgets, are skipped as on the site). Numbers
 and strings are recorded as they are; a figure is recorded by its type only.
 """
 import argparse
@@ -41,10 +41,9 @@ def snapshot(path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from infra_lib import glue as glue_module
-    glued = {}
-    saved = glue_module._publish, glue_module._has_myst_nb
-    glue_module._publish = lambda key, value, display: glued.__setitem__(key, _record(value))
-    glue_module._has_myst_nb = lambda: True
+    saved = glue_module.FOR_MYST_NB
+    glue_module.FOR_MYST_NB = False
+    glue_module.GLUED.clear()
     cwd = os.getcwd()
     os.chdir(path.parent)
     try:
@@ -53,13 +52,13 @@ def snapshot(path):
         for cell in nb.cells:
             if cell.cell_type != "code" or "skip-execution" in cell.metadata.get("tags", []):
                 continue
-            with contextlib.redirect_stdout(sys.stderr):     # what a cell prints: not into the JSON
+            with contextlib.redirect_stdout(sys.stderr):     # what a cell prints or shows: not into the JSON
                 exec(compile(cell.source, f"{path.name}", "exec"), scope)
         plt.close("all")
     finally:
         os.chdir(cwd)
-        glue_module._publish, glue_module._has_myst_nb = saved
-    return glued
+        glue_module.FOR_MYST_NB = saved
+    return {key: _record(value) for key, value in glue_module.GLUED.items()}
 
 
 def same(a, b):
