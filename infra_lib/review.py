@@ -246,7 +246,7 @@ _mc("ch10_ov_q6", "ov", "ov-batching", "self-check",
      ("The GPU clock rises", "GPU 频率升高了")), 0,
     ("The weight bytes are shared by every request of the step; the KV bytes are not, which is why batching stops "
      "helping once KV dominates.",
-     "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，再加大批大小也就帮不上忙了。"),
+     "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，批大小再往上加也帮不上忙了。"),
     ("What does each step read, and what of it is shared?", "每一步读了什么？其中哪些是共享的？"))
 
 # ---- chapter 1: chips ---------------------------------------------------------------------------
