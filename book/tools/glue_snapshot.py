@@ -2,6 +2,8 @@
 
     python book/tools/glue_snapshot.py > before.json     # on the old code
     python book/tools/glue_snapshot.py --compare before.json   # on the new code: exit 1 on any change
+    python book/tools/glue_snapshot.py --compare before.json --pages '*/04_*'   # only some pages
+    python book/tools/glue_snapshot.py --compare before.json --rename ch10_=rv_   # keys renamed on purpose
 
 Each notebook's code cells run in-process, in order, with glue's stand-in for readers without
 myst-nb, which keeps every value in ``infra_lib.glue.GLUED`` (cells tagged ``skip-execution``, the widgets, are skipped as on the site). Numbers
@@ -70,14 +72,35 @@ def same(a, b):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compare", help="a snapshot to compare against; exit 1 on any difference")
+    parser.add_argument("--pages", default="*/*.md",
+                        help="a glob under notebooks/ (default every page); --compare then checks those pages only")
+    parser.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
+                        help="a key prefix renamed on purpose: old keys starting OLD are compared with NEW...")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    notebooks = sorted((ROOT / "notebooks").glob("*/*.md"))
+    pattern = args.pages if args.pages.endswith(".md") else args.pages + ".md"
+    notebooks = sorted((ROOT / "notebooks").glob(pattern))
+    if not notebooks:
+        parser.error(f"--pages {args.pages!r} matches no notebook under notebooks/")
     snap = {p.relative_to(ROOT).as_posix(): snapshot(p) for p in notebooks}
     if not args.compare:
         json.dump(snap, sys.stdout, indent=1, ensure_ascii=False, sort_keys=True)
         return 0
+    renames = []
+    for pair in args.rename:
+        old_prefix, sep, new_prefix = pair.partition("=")
+        if not sep or not old_prefix:
+            parser.error(f"--rename wants OLD=NEW (a key prefix and its new form), got {pair!r}")
+        renames.append((old_prefix, new_prefix))
+
+    def renamed(key):
+        for old_prefix, new_prefix in renames:
+            if key.startswith(old_prefix):
+                return new_prefix + key[len(old_prefix):]
+        return key
+
     old = json.loads(Path(args.compare).read_text(encoding="utf-8"))
+    old = {page: {renamed(k): v for k, v in values.items()} for page, values in old.items() if page in snap}
     problems = []
     for page in sorted(set(old) | set(snap)):
         a, b = old.get(page), snap.get(page)
