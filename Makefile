@@ -1,7 +1,7 @@
 # The two commands of the README, and the helpers behind them.
 PY := .venv/bin/python
 
-.PHONY: setup venv site test bench serve lab clean
+.PHONY: setup venv site test check bench serve lab clean
 
 setup:                       ## install or reuse .venv, Chromium, CJK fonts, offline scripts
 	@bash book/tools/setup.sh
@@ -15,7 +15,13 @@ site: setup                  ## build both editions into _build/site
 test: setup                  ## the whole test suite: library, notebooks, prose, parity, strict build, browser
 	@$(PY) -m pytest -n auto --dist loadfile   # whole files per worker, one strict build (tests/conftest.py)
 
-bench: setup                 ## print timings: tests, clean build, no-change rebuild, each notebook
+check: | $(PY)               ## the fast path: library, doctests, guards; no notebooks, no build (~1.5 min, 2 cores)
+	@$(PY) -m pytest -n auto --dist loadfile -q -m "not build" infra_lib tests   # `build`: the strict build
+
+$(PY):
+	@bash book/tools/setup.sh --python-only
+
+bench: setup                 ## print timings: tests (make check, make test), clean build, rebuild, each notebook
 	@$(PY) book/tools/bench.py
 
 serve: site                  ## serve the site on http://127.0.0.1:8000

@@ -2,6 +2,8 @@
 
 The build and the browser tests both need it, and tests run in random order
 (pytest-randomly), so whichever asks first builds; the others reuse the result.
+A test that uses it must carry the ``build`` marker (checked below), so that
+``pytest -m "not build"`` (`make check`) never starts the build.
 """
 import dataclasses
 import fcntl
@@ -59,6 +61,16 @@ def browser():
         chromium = launch_chromium(playwright)
         yield chromium
         chromium.close()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before any fixture: a test that needs the strict build but lacks the ``build`` marker fails
+    (it would start a 4-minute build under `make check`)."""
+    if "strict_build" in getattr(item, "fixturenames", ()) and item.get_closest_marker("build") is None:
+        pytest.fail(f"{item.nodeid} uses the strict build (the strict_build fixture) but has no `build` "
+                    "marker: add @pytest.mark.build (or pytestmark = pytest.mark.build for the whole file), "
+                    "so that `pytest -m \"not build\"` (make check) does not start the build", pytrace=False)
 
 
 def _build():

@@ -17,8 +17,9 @@ from pathlib import Path
 import jupytext
 import yaml
 
+from infra_lib.i18n import LANGUAGES as EDITIONS  # the editions (book/tools/course.py takes them from there too)
+
 ROOT = Path(__file__).resolve().parents[1]
-EDITIONS = ("en", "zh")
 
 GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`([^`\n]*)`")
 GLUE_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{glue(?::\w+)?\}\s+(\S+)", re.M)

@@ -17,9 +17,9 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from course import EDITIONS, SITE  # book/tools/course.py: the site build.py writes (COURSE_BUILD_DIR)
+
 ROOT = Path(__file__).resolve().parents[1]
-SITE = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "_build")).resolve() / "site"   # as book/tools/build.py
-EDITIONS = ("en", "zh")
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
 CHROMIUM = os.environ.get("SITE_CHROMIUM", "/usr/bin/chromium")

@@ -1,5 +1,9 @@
-"""The site builds from clean, both editions, with warnings as errors; library changes re-execute notebooks."""
-import importlib.util
+"""The site builds from clean, both editions, with warnings as errors; library changes re-execute notebooks.
+
+The tests marked ``build`` run Sphinx (the session's strict build, two tiny one-page builds); the
+others read the configuration and the log parser only (``pytest -m "not build"``, make check).
+"""
+import ast
 import os
 import re
 import shutil
@@ -9,18 +13,34 @@ from pathlib import Path
 
 import pytest
 
+import build  # book/tools/build.py (pythonpath in pyproject.toml)
+import course  # book/tools/course.py: the folders, editions and each edition's config
+
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("build", ROOT / "book" / "tools" / "build.py")
-build = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(build)
 
 
+@pytest.mark.build
 def test_strict_clean_build_of_both_editions(strict_build):
     """`build.py --strict`: clean _build, -W -n --keep-going --all, both editions (the site tests use it)."""
     assert strict_build.returncode == 0, strict_build.summary()
-    for lang in build.EDITIONS:
-        assert (build.SITE / lang / "index.html").exists()
-    assert (build.SITE / "index.html").exists()
+    for lang in course.EDITIONS:
+        assert (course.SITE / lang / "index.html").exists()
+    assert (course.SITE / "index.html").exists()
+
+
+def test_no_tool_imports_the_build_script():
+    """The tools share book/tools/course.py and none imports build.py: `python book/tools/build.py`
+    loads it once (an import of `build` would load it again, as a second module), and course.py
+    imports no tool, so there is no cycle."""
+    tools = {p.stem: p for p in (ROOT / "book" / "tools").glob("*.py")}
+    def imported(path):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        return {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names} | {node.module.split(".")[0] for node in ast.walk(tree)
+                                            if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+    sources = [*tools.values(), *(ROOT / "book" / "ext").glob("*.py")]
+    assert [p.name for p in sources if "build" in imported(p)] == []
+    assert imported(tools["course"]) & set(tools) == set()
 
 
 def test_library_change_changes_the_execution_cache(tmp_path):
@@ -28,34 +48,34 @@ def test_library_change_changes_the_execution_cache(tmp_path):
     (lib / "data").mkdir(parents=True)
     (lib / "core.py").write_text("X = 1\n")
     (lib / "data" / "specs.toml").write_text("a = 1\n")
-    before = build.library_fingerprint(lib)
+    before = course.library_fingerprint(lib)
     (lib / "data" / "specs.toml").write_text("a = 2\n")
-    after_data = build.library_fingerprint(lib)
+    after_data = course.library_fingerprint(lib)
     (lib / "core.py").write_text("X = 2\n")
-    after_code = build.library_fingerprint(lib)
+    after_code = course.library_fingerprint(lib)
     assert len({before, after_data, after_code}) == 3
 
 
 def test_each_edition_caches_under_the_library_fingerprint():
-    for lang in build.EDITIONS:
-        config, _ = build.edition_config(lang)
-        assert Path(config["execute"]["cache"]).name == build.library_fingerprint()
+    for lang in course.EDITIONS:
+        config, _ = course.edition_config(lang)
+        assert Path(config["execute"]["cache"]).name == course.library_fingerprint()
         assert config["execute"]["execute_notebooks"] == "cache"
 
 
 def test_chinese_edition_config():
-    config, toc = build.edition_config("zh")
+    config, toc = course.edition_config("zh")
     sphinx = config["sphinx"]["config"]
     assert sphinx["language"] == "zh_CN" and sphinx["html_search_language"] == "zh"
     assert all(k in sphinx for k in ("nb_code_prompt_show", "nb_code_prompt_hide"))
     assert "搜索" in sphinx["html_theme_options"]["search_bar_text"]
-    en_config, en_toc = build.edition_config("en")
+    en_config, en_toc = course.edition_config("en")
     assert str(toc).replace("/zh/", "/en/").count("/en/") == str(en_toc).count("/en/")
     assert "toc_captions" not in config
 
 
 def test_site_serves_its_own_scripts():
-    config, _ = build.edition_config("en")
+    config, _ = course.edition_config("en")
     sphinx = config["sphinx"]["config"]
     assert not sphinx["mathjax_path"].startswith("http")
     assert all(not url.startswith("http") for url in sphinx["nb_ipywidgets_js"])
@@ -130,6 +150,7 @@ def broken_build(tmp_path_factory):
     return book, run
 
 
+@pytest.mark.build
 def test_a_broken_page_fails_the_build_and_names_page_line_and_exception(broken_build):
     book, run = broken_build
     out = run.stdout + run.stderr
@@ -141,6 +162,7 @@ def test_a_broken_page_fails_the_build_and_names_page_line_and_exception(broken_
     assert len(out) < 3000, f"the summary should be short, not Sphinx's log:\n{out[:3000]}"
 
 
+@pytest.mark.build
 def test_a_broken_build_publishes_nothing(broken_build):
     book, run = broken_build
     site = book / "_build" / "site"

@@ -14,23 +14,21 @@
 import importlib
 import os
 import re
-import sys
 from pathlib import Path
 
 import jupytext
 import nbformat
 import pytest
 
+import lite  # book/tools/lite.py (pythonpath in pyproject.toml)
+from course import TOC  # book/tools/course.py: the table build.py builds (COURSE_TOC)
 from live_browser import run_live
 from site_server import EDITIONS, SITE, SiteServer
 from widget_checks import text_of
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "tools"))
-import lite  # noqa: E402  (book/tools/lite.py)
 
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]
-TOC = Path(os.environ.get("COURSE_TOC", ROOT / "_toc.yml"))        # as book/tools/build.py
+pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]   # `build` on each test that needs the site
 LIVE = [c for c in lite.chapters(TOC) if lite.has_widgets(ROOT / "notebooks" / "en" / f"{c}.md")]
 SHOTS = os.environ.get("SITE_SCREENSHOTS")
 WIDGET = re.compile(r"from infra_lib\.widgets\.(\w+) import explore")
@@ -44,6 +42,7 @@ def test_chapters_have_widgets():
     assert LIVE, f"no chapter of {TOC} has a widget cell"
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_live_notebooks_are_generated_from_the_chapters(strict_build, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
@@ -57,6 +56,7 @@ def test_live_notebooks_are_generated_from_the_chapters(strict_build, lang):
         assert code[1:] == [c.source for c in source], chapter
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_explore_box_links_to_the_live_notebook(strict_build, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
@@ -89,6 +89,7 @@ def _moving_slider(panel, lang):
     raise AssertionError("no slider changes the output")
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_live_widget_runs_offline_and_matches_cpython(strict_build, browser, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from site_server import SITE
+from site_server import EDITIONS, SITE
 
+pytestmark = pytest.mark.build                    # every test needs the bundle of the strict build
 BUNDLE = SITE / "downloads" / "ai-infra-course.zip"
 CHAPTERS = ["notebooks/en/00_overview.ipynb", "notebooks/zh/01_chips.ipynb",
             "notebooks/en/08_clusters.ipynb"]   # 08 reads data files beside the registry (package data)
@@ -52,7 +53,7 @@ def reader_env(strict_build, tmp_path_factory):
 def test_bundle_holds_both_editions_and_the_library(strict_build):
     names = zipfile.ZipFile(BUNDLE).namelist() if BUNDLE.is_file() else []
     assert BUNDLE.is_file(), f"no bundle at {BUNDLE}: build the site first"
-    for lang in ("en", "zh"):
+    for lang in EDITIONS:
         assert any(n.startswith(f"ai-infra-course/notebooks/{lang}/") and n.endswith(".ipynb") for n in names)
     for needed in ("infra_lib/__init__.py", "infra_lib/data/labels.toml", "pyproject.toml", "requirements.txt"):
         assert f"ai-infra-course/{needed}" in names, needed

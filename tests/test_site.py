@@ -38,7 +38,7 @@ from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, red
                          site_pages)
 
 # Under `--dist loadfile` (make test) this file runs in one worker: one browser, each page loaded once.
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.site, pytest.mark.xdist_group("site")]
 
 NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html stub
 SEARCH_TIMEOUT_MS = 15_000    # Sphinx search: index load, query, results

@@ -1,6 +1,6 @@
 """Print timings (targets on a 2-core machine in brackets) and each page's weight. Asserts nothing.
 
-    make bench            # all of it
+    make bench            # all of it: the tests (fast path and full suite), the builds, notebooks, pages
     python book/tools/bench.py --skip-tests
     python book/tools/bench.py --weights-only [SITE]   # page weights of a built site (_build/site)
     python book/tools/bench.py --live-only [SITE]      # the live pages: size, kernel cold start, slider
@@ -20,7 +20,9 @@ from pathlib import Path
 import jupytext
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[2]
+from course import ROOT  # book/tools
+
+sys.path.insert(0, str(ROOT / "tests"))   # site_server, live_browser: the browser helpers of the tests
 PY = sys.executable
 CHAPTER_TARGET_B = 1.5e6        # a chapter page, figures included
 
@@ -67,7 +69,6 @@ def notebook_times():
 
 def page_weights(site=None):
     """Print bytes and requests per page of both editions, loaded in Chromium from a local server."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from playwright.sync_api import sync_playwright
     from site_server import EDITIONS, SITE, SiteServer, launch_chromium, redirect_target, site_pages
 
@@ -114,7 +115,6 @@ def live_times(site=None):
     """Print what the live pages (site/lite) add to the site, and, per edition, one live notebook's
     kernel cold start (Run All -> the widget's output, in a fresh browser context) and a slider's
     response (key press -> new output), in Chromium with requests outside 127.0.0.1 blocked."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from live_browser import run_live
     from playwright.sync_api import sync_playwright
     from site_server import EDITIONS, SITE, SiteServer, launch_chromium
@@ -164,6 +164,7 @@ def main():
         notebook_times()
         return
     if not args.skip_tests:
+        timed("fast path (make check)", ["make", "--no-print-directory", "check"], "60 s")   # the Makefile's command
         timed("full test command (make test)", [PY, "-m", "pytest", "-n", "auto", "--dist", "loadfile", "-q"],
               "240 s")
     timed("clean build, both editions", [PY, "book/tools/build.py", "--strict"], "120 s")

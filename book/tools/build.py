@@ -14,7 +14,8 @@ edition, page, line of the .md source and exception; Sphinx's full output is in 
 
 Each edition is one Jupyter Book (Sphinx) build. The English edition uses _config.yml and
 _toc.yml; the Chinese one merges book/zh/config-overrides.yml on top and swaps /en/ for /zh/
-in the table of contents, so the two editions cannot differ in structure. The two build side by
+in the table of contents, so the two editions cannot differ in structure (``edition_config``, in
+book/tools/course.py with the folders and editions every tool shares). The two build side by
 side. Notebook outputs are cached per edition in a folder named for a hash of infra_lib (code and
 data): changing the library re-executes every notebook, which Jupyter Book's own cache would not
 notice.
@@ -24,9 +25,6 @@ widget cell as a JupyterLite notebook that runs in the browser (Pyodide), from f
 vendored; the build stops with a message naming what is missing if they are not there.
 """
 import argparse
-import copy
-import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -37,50 +35,13 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bundle  # noqa: E402  (book/tools/bundle.py)
-import lite  # noqa: E402  (book/tools/lite.py: the live pages, JupyterLite)
-import mathml  # noqa: E402  (book/tools/mathml.py: formulas as MathML at build time)
-
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "_build")).resolve()   # override: a private build
-SITE = BUILD / "site"
-TOC = Path(os.environ.get("COURSE_TOC", ROOT / "_toc.yml")).resolve()       # override: a private table
-EDITIONS = ("en", "zh")
-
-
-def library_fingerprint(lib=ROOT / "infra_lib"):
-    """A short hash of every file in infra_lib (code and data); changes when any of them does."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in lib.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        h.update(path.relative_to(lib).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:12]
-
-
-def merge(base, extra):
-    """Recursive dict merge: values of ``extra`` win."""
-    out = copy.deepcopy(base)
-    for key, value in extra.items():
-        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
-def edition_config(lang):
-    """The Jupyter Book config and toc of one edition, as dicts."""
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
-    if lang == "zh":
-        overrides = yaml.safe_load((ROOT / "book/zh/config-overrides.yml").read_text(encoding="utf-8"))
-        captions = overrides.pop("toc_captions", {})
-        config = merge(config, overrides)
-        toc = yaml.safe_load(yaml.safe_dump(toc, allow_unicode=True).replace("/en/", "/zh/"))
-        for part in toc.get("parts", []):
-            part["caption"] = captions.get(part["caption"], part["caption"])
-    config["execute"]["cache"] = str(BUILD / "cache" / lang / library_fingerprint())   # one per edition: they build at once
-    config["sphinx"]["local_extensions"] = {
-        name: str(ROOT / path) for name, path in config["sphinx"]["local_extensions"].items()}
-    return config, toc
+# book/tools (this script's folder, on sys.path when it runs; pythonpath in pyproject.toml for the tests)
+import bundle  # the reader's zip
+import epub  # the EPUB of each edition
+import lite  # the live pages, JupyterLite
+import mathml  # formulas as MathML at build time
+import pdf  # the PDF of each edition
+from course import BUILD, EDITIONS, ROOT, SITE, TOC, edition_config, sphinx_env  # the shared configuration
 
 
 VENDOR_FILES = ("book/_static/vendor/require.min.js", "book/_static/vendor/embed-amd.js",
@@ -116,7 +77,7 @@ def build_edition(lang, strict, verbose=False):
         # be repeated: after a failed build, read every page again (executions stay cached).
         cmd += ["--all"]
     shutil.rmtree(out / "_build" / "html" / "reports", ignore_errors=True)   # tracebacks of old runs
-    env = {**os.environ, "COURSE_EDITION": lang, "PYTHONPATH": str(ROOT)}
+    env = sphinx_env(lang)
     log_path = BUILD / f"{lang}.log"
     with open(log_path, "w", encoding="utf-8") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -385,7 +346,6 @@ def main(argv=None):
     if set(args.lang or EDITIONS) == set(EDITIONS):
         print(f"[build] reader's bundle: {bundle.make_bundle(SITE / 'downloads', BUILD)}")
         copy_notebook_downloads()
-        import epub, pdf                    # book/tools: both read this module's config and site
         # Independent of each other (each writes its own files): side by side, the two Sphinx
         # epub builds, the two PDFs (a Chromium each) and the live pages.
         with ThreadPoolExecutor(max_workers=5) as pool:

@@ -12,9 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-NAME = "ai-infra-course"
-EDITIONS = ("en", "zh")
+from course import EDITIONS, NAME, ROOT  # book/tools
 
 
 def executed_notebooks(build_dir: Path, lang: str) -> list[Path]:

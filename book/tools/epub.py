@@ -3,7 +3,7 @@
     python book/tools/epub.py --lang zh      # after book/tools/build.py (it reuses the executed notebooks)
 
 Sphinx's epub builder, run through Jupyter Book on the same config and table of contents as the
-website (book/tools/build.py's ``edition_config``), with the code cells left out (a reading format).
+website (``edition_config`` of book/tools/course.py), with the code cells left out (a reading format).
 Its raw output does not pass EPUBCheck, so :func:`repair` then
   1. resolves the table of contents' links from the root page's folder to the top of the book,
   2. rebuilds the spine in table-of-contents order (Sphinx marks the chapters non-linear),
@@ -25,12 +25,9 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build  # noqa: E402  (book/tools/build.py)
-from mathml import MATH, tex_to_mathml  # noqa: E402  (book/tools/mathml.py: the same converter as the site)
+from course import BUILD, EDITIONS, NAME, ROOT, SITE, edition_config, sphinx_env, toc_docs  # book/tools
+from mathml import MATH, tex_to_mathml  # book/tools/mathml.py: the same converter as the site
 
-ROOT, BUILD, SITE = build.ROOT, build.BUILD, build.SITE
-NAME = "ai-infra-course"
 LANG_TAG = {"en": "en", "zh": "zh-CN"}
 
 
@@ -40,7 +37,7 @@ def epub_path(lang):
 
 def sphinx_epub(lang):
     """Run Sphinx's epub builder for one edition; returns the raw .epub file."""
-    config, toc = build.edition_config(lang)
+    config, toc = edition_config(lang)
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
     sphinx.update({"epub_basename": f"{NAME}-{lang}", "version": "1.0", "epub_scheme": "URL",
                    "epub_identifier": f"https://ai-infra-course.invalid/{lang}/",
@@ -52,7 +49,7 @@ def sphinx_epub(lang):
     toc_path.write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", str(out),
            "--config", str(cfg), "--toc", str(toc_path), "--builder", "custom", "--custom-builder", "epub"]
-    env = {**build.os.environ, "COURSE_EDITION": lang, "PYTHONPATH": str(ROOT)}
+    env = sphinx_env(lang)
     log = BUILD / f"epub-{lang}.log"
     with open(log, "w", encoding="utf-8") as f:
         code = subprocess.call(cmd, cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT)
@@ -60,11 +57,6 @@ def sphinx_epub(lang):
     if code != 0 or not found:
         sys.exit(f"[epub] {lang}: Sphinx's epub build failed (status {code}); see {log}")
     return found[0], toc
-
-
-def toc_docs(toc):
-    """Document names of a table of contents, in reading order."""
-    return [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
 
 
 def math_to_mathml(text):
@@ -180,9 +172,9 @@ def make_epub(lang):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lang", choices=build.EDITIONS, action="append")
+    parser.add_argument("--lang", choices=EDITIONS, action="append")
     args = parser.parse_args(argv)
-    for lang in args.lang or build.EDITIONS:
+    for lang in args.lang or EDITIONS:
         path, formulas = make_epub(lang)
         print(f"[epub] {lang}: {path} ({path.stat().st_size / 1e3:,.0f} KB, {formulas} formulas as MathML)")
 

@@ -38,7 +38,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from course import BUILD, EDITIONS, ROOT, SITE, TOC  # book/tools
+
 VENDOR = ROOT / "book" / "lite-vendor"          # written by `vendor` (setup), read by `build`
 NPM_PYODIDE = ROOT / "book" / "node_modules" / "pyodide"
 CORE_FILES = ("pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide.mjs", "pyodide.js", "python_stdlib.zip",
@@ -47,7 +48,6 @@ KERNEL_PACKAGES = ("micropip", "ipython", "jedi")      # what the Pyodide kernel
 WIDGET_WHEELS = ("ipywidgets", "comm", "jupyterlab_widgets")   # versions: requirements.txt
 LOCK_DEPENDS = {"ipywidgets": ["comm", "ipython", "traitlets", "jupyterlab-widgets"],
                 "comm": ["traitlets"], "jupyterlab-widgets": [], "infra-lib": ["ipywidgets"]}
-EDITIONS = ("en", "zh")
 CHAPTER = re.compile(r"notebooks/en/(\d+_[\w-]+)\.md$")
 WIDGET_IMPORT = re.compile(r"^\s*from\s+infra_lib\.widgets(\.\w+)?\s+import\b|^\s*import\s+infra_lib\.widgets", re.M)
 
@@ -388,9 +388,7 @@ def main(argv=None):
     if args[:1] == ["vendor"]:
         vendor()
     elif args[:1] == ["build"]:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import build as site_build
-        info = build(site_build.SITE, site_build.BUILD / "lite-src", site_build.TOC)
+        info = build(SITE, BUILD / "lite-src", TOC)
         print(f"[lite] {info['path']}: {len(info['notebooks'])} notebooks, {info['bytes'] / 1e6:.1f} MB, "
               f"{info['seconds']:.1f} s")
     else:

@@ -12,15 +12,10 @@ cell is replaced by a note saying where it runs. Nothing is fetched from outside
 import argparse
 import functools
 import http.server
-import sys
 import threading
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build  # noqa: E402  (book/tools/build.py)
+from course import EDITIONS, NAME, SITE, edition_config, toc_docs  # book/tools
 
-SITE = build.SITE
-NAME = "ai-infra-course"
 CHROMIUM = "/usr/bin/chromium"
 NOTE = {"en": "Interactive in Jupyter: download this chapter's notebook from the website to move the sliders.",
         "zh": "这里的滑块要在 Jupyter 里运行：从网站下载本章的 notebook 即可。"}
@@ -74,8 +69,8 @@ def pdf_path(lang):
 
 
 def page_names(lang):
-    _, toc = build.edition_config(lang)
-    return [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    _, toc = edition_config(lang)
+    return toc_docs(toc)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -108,7 +103,7 @@ def make_pdf(lang, playwright):
         server.shutdown()
 
 
-def make_pdfs(langs=build.EDITIONS):
+def make_pdfs(langs=EDITIONS):
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         return [make_pdf(lang, p) for lang in langs]
@@ -116,9 +111,9 @@ def make_pdfs(langs=build.EDITIONS):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lang", choices=build.EDITIONS, action="append")
+    parser.add_argument("--lang", choices=EDITIONS, action="append")
     args = parser.parse_args(argv)
-    for path, count in make_pdfs(args.lang or build.EDITIONS):
+    for path, count in make_pdfs(args.lang or EDITIONS):
         print(f"[pdf] {path} ({path.stat().st_size / 1e6:,.1f} MB, {count} pages of the course)")
 
 
