@@ -1,48 +1,143 @@
-"""The review chapter's question bank (infra_lib/review.py), its pages and its quiz widget.
+"""The review chapter's question bank (infra_lib/review/), its pages and its quiz widget.
 
 Every numeric answer is recomputed from the question's own parameters and graded right by the
 checker in the forms a reader types; ids are unique and the same in both editions; every question
-links to a section label that exists (or, for chapters whose pages are not linked yet, names one
-the lead is to add); the generated pages are up to date with the bank; the widget builds.
+links to a section label that exists; every bank module tests a chapter _toc.yml lists; importing
+the bank reads nothing from the registry (the page builds it after ``sources.reset()``, so its
+Sources list what it read); the chapter numbers the page prints are the chapters' places in
+_toc.yml, as book/ext/course_ext.py numbers them; the generated pages are up to date with the
+bank; the widget builds.
 """
+import importlib
+import pkgutil
 import random
 import re
 import subprocess
 import sys
 
 import pytest
+import yaml
 
+import make_review
 import prose
 from infra_lib import answers, review
-from infra_lib.exercises import Answer
 from infra_lib.widgets import quiz
 
-sys.path.insert(0, str(prose.ROOT / "book" / "tools"))
-import make_review  # noqa: E402
+sys.path.insert(0, str(prose.ROOT / "book" / "ext"))
+import course_ext  # noqa: E402
 
-IDS = [q.id for q in review.QUESTIONS]
-NUMERIC = [q for q in review.QUESTIONS if q.numeric]
-PAGE = {lang: prose.ROOT / f"notebooks/{lang}/10_review.md" for lang in prose.EDITIONS}
-# Section labels the bank names in chapters whose pages do not carry them yet: the lead adds these
-# (one line "(label)=" above the section's heading in both editions) and then adds the chapter to
-# make_review.LINKED.
-PENDING_LABELS: set[str] = set()   # labels of chapters not written yet (none now)
+QUESTIONS = review.questions()
+IDS = [q.id for q in QUESTIONS]
+NUMERIC = [q for q in QUESTIONS if q.numeric]
+
+
+def toc_stems():
+    """The series' chapter files in _toc.yml, in order (read here, not through make_review)."""
+    toc = yaml.safe_load((prose.ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return [c["file"].removeprefix("notebooks/en/") for part in toc["parts"] for c in part["chapters"]
+            if c["file"].startswith("notebooks/en/")]
+
+
+REVIEW_STEM = next(s for s in toc_stems() if s.endswith("_review"))
+PAGE = {lang: prose.ROOT / f"notebooks/{lang}/{REVIEW_STEM}.md" for lang in prose.EDITIONS}
 
 
 def test_enough_questions_everywhere():
-    assert len(review.QUESTIONS) >= 60
-    for chapter in review.CHAPTERS:
+    assert len(QUESTIONS) >= 60
+    for chapter in review.chapters():
         qs = review.chapter_questions(chapter)
         assert len(qs) >= 5, chapter
         assert any(q.numeric for q in qs) and any(not q.numeric for q in qs), chapter
-    assert sum(q.flip for q in review.QUESTIONS) >= 8
-    assert {q.kind for q in review.QUESTIONS} == {"interview", "self-check"}
+    assert sum(q.flip for q in QUESTIONS) >= 8
+    assert {q.kind for q in QUESTIONS} == {"interview", "self-check"}
 
 
 def test_ids_are_unique_and_named_for_their_chapter():
     assert len(set(IDS)) == len(IDS)
-    for q in review.QUESTIONS:
-        assert re.fullmatch(rf"ch10_{q.chapter}_q\d+", q.id), q.id
+    for q in QUESTIONS:
+        assert re.fullmatch(rf"rv_{q.chapter}_q\d+", q.id), q.id
+
+
+def bank_modules():
+    return [importlib.import_module(f"infra_lib.review.{m.name}") for m in pkgutil.iter_modules(review.__path__)
+            if m.name != "core"]
+
+
+def test_every_bank_module_tests_a_chapter_of_the_toc():
+    stems = toc_stems()
+    modules = bank_modules()
+    assert len(modules) >= 10 and len(modules) == len(review.chapters())
+    for m in modules:
+        assert m.FILE in stems, f"{m.__name__} tests {m.FILE}, which _toc.yml does not list"
+        assert m.FILE != REVIEW_STEM, f"{m.__name__}: the review has no questions about itself"
+        assert m.__name__.rsplit(".", 1)[1] == m.FILE.split("_", 1)[1], f"{m.__name__}: name it for its chapter's slug"
+        assert {q.chapter for q in m.questions()} == {m.KEY}, m.__name__
+    assert list(review.chapter_files().values()) == [s for s in stems if s in review.chapter_files().values()]
+
+
+def test_importing_the_review_reads_nothing_from_the_registry():
+    code = ("from infra_lib import hardware as hw\n"
+            "import infra_lib.review as review, infra_lib.widgets.quiz\n"
+            "on_import = len(hw.used_specs())\n"
+            "review.chapters()\n"
+            "found = len(hw.used_specs())\n"
+            "review.questions()\n"
+            "print(on_import, found, len(hw.used_specs()))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=prose.ROOT)
+    assert run.returncode == 0, run.stderr
+    on_import, found, built = map(int, run.stdout.split())
+    assert on_import == 0, "importing infra_lib.review read the registry"
+    assert found == 0, "finding the bank modules read the registry"
+    assert built > 0, "building the bank read nothing: the recorder this test relies on sees nothing"
+
+
+def test_the_page_lists_the_banks_registry_reads_in_its_sources():
+    """The page's cells run up to its Sources: the specs recorded since its sources.reset() are the bank's."""
+    cells = re.findall(r"^```\{code-cell\} ipython3\n:tags: \[([^\]]*)\]\n\n(.*?)^```$", PAGE["en"].read_text(encoding="utf-8"),
+                       re.M | re.S)
+    code = "\n".join(src for tags, src in cells if "skip-execution" not in tags and "sources.show" not in src)
+    run = subprocess.run([sys.executable, "-c", "from infra_lib import glue, hardware as hw\nglue.FOR_MYST_NB = False\n"
+                          + code + "\nprint(sorted(f'{s.device}.{s.name}' for s in hw.used_specs()))"],
+                         capture_output=True, text=True, cwd=prose.ROOT)
+    assert run.returncode == 0, run.stderr
+    listed = set(eval(run.stdout))
+    assert {"h100_sxm5.mem_bw_Bps", "h200_sxm.mem_bw_Bps", "gh100_die.area_mm2", "teaching_request.n_params",
+            "leading_edge_fab.wafer_diameter_mm", "h100_sxm5.tensor_flop_per_clock_per_sm"} <= listed, listed
+    assert "noqa: E402" not in "\n".join(src for _, src in cells), "the imports cell imports after code again"
+
+
+def test_the_chapter_numbers_in_the_page_are_their_places_in_the_toc():
+    stems, files = toc_stems(), review.chapter_files()
+    review_number = int(course_ext.CHAPTER.match(f"notebooks/en/{REVIEW_STEM}").group(1))
+    assert review_number == stems.index(REVIEW_STEM), "course_ext numbers the review's exercises by another number"
+    assert make_review.review_chapter(make_review.toc_chapters()).number == review_number
+    words = {"en": r"Chapter (\d+): (.+)", "zh": r"第 (\d+) 章：(.+)"}
+    for lang, path in PAGE.items():
+        text = path.read_text(encoding="utf-8")
+        headings = [h for h in re.findall(r"^\(rv-(\w+)\)=\n## (.+)$", text, re.M) if h[0] != "sources"]
+        assert [key for key, _ in headings] == [k for k in sorted(files, key=lambda k: stems.index(files[k]))]
+        for key, heading in headings:
+            stem = files[key]
+            title = prose.ROOT.joinpath(f"notebooks/{lang}/{stem}.md").read_text(encoding="utf-8")
+            title = re.search(r"^# (.+)$", title, re.M).group(1)
+            m = re.fullmatch(words[lang], heading)
+            if stems.index(stem) == 0:
+                assert m is None and heading == title, (lang, heading)      # the overview: unnumbered
+                continue
+            assert m, (lang, heading)
+            assert int(m.group(1)) == stems.index(stem) == int(course_ext.CHAPTER.match(f"notebooks/en/{stem}").group(1))
+            assert title.startswith(m.group(2)), (lang, heading, title)
+
+
+def test_a_toc_whose_order_disagrees_with_the_file_numbers_is_refused(tmp_path):
+    toc = yaml.safe_load((prose.ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    series = toc["parts"][0]["chapters"]
+    series[1], series[2] = series[2], series[1]
+    moved = tmp_path / "_toc.yml"
+    moved.write_text(yaml.safe_dump(toc), encoding="utf-8")
+    with pytest.raises(ValueError, match="must start with 01_"):
+        make_review.toc_chapters(moved)
+    assert [c.number for c in make_review.toc_chapters()] == list(range(len(toc_stems())))
 
 
 @pytest.mark.parametrize("q", NUMERIC, ids=[q.id for q in NUMERIC])
@@ -69,7 +164,7 @@ def test_every_numeric_answer_is_the_librarys_and_the_checker_accepts_it(q):
 
 
 def test_multiple_choice_answers_grade():
-    for q in review.QUESTIONS:
+    for q in QUESTIONS:
         if q.options is None:
             continue
         letter = "abc"[q.correct]
@@ -78,34 +173,28 @@ def test_multiple_choice_answers_grade():
 
 
 def test_templates_name_the_same_fields_in_both_languages():
-    for q in review.QUESTIONS:
+    for q in QUESTIONS:
         for part in ("text", "hint", "solution"):
             fields = [{m.group(1) for m in review.FIELD.finditer(getattr(q, part)[lang]) if m.group(1)}
                       for lang in ("en", "zh")]
             assert fields[0] == fields[1], (q.id, part, fields[0] ^ fields[1])
 
 
-def _labels():
+def _labels(lang, stem="*"):
     found = set()
-    for path in (prose.ROOT / "notebooks" / "en").glob("*.md"):
+    for path in (prose.ROOT / "notebooks" / lang).glob(f"{stem}.md"):
         found |= set(prose.LABEL.findall(path.read_text(encoding="utf-8")))
     return found
 
 
 def test_each_question_links_to_a_section_that_exists():
-    labels = _labels()
-    for q in review.QUESTIONS:
-        if q.chapter in make_review.LINKED:
-            assert q.section in labels, f"{q.id}: no label ({q.section})= in the English chapters"
-        else:
-            assert q.section in labels | PENDING_LABELS, f"{q.id}: {q.section} is neither a label nor pending"
-            assert q.section.startswith(q.chapter + "-"), q.id
-    # the Chinese twins carry the same labels
-    for chapter in make_review.LINKED:
-        name = make_review.CHAPTER_FILES[chapter] if hasattr(make_review, "CHAPTER_FILES") else review.CHAPTER_FILES[chapter]
-        en = set(prose.LABEL.findall((prose.ROOT / f"notebooks/en/{name}.md").read_text(encoding="utf-8")))
-        zh = set(prose.LABEL.findall((prose.ROOT / f"notebooks/zh/{name}.md").read_text(encoding="utf-8")))
-        assert en == zh, (name, en ^ zh)
+    labels = _labels("en")
+    for q in QUESTIONS:
+        assert q.section in labels, f"{q.id}: no label ({q.section})= in the English chapters"
+        assert q.section in _labels("en", review.chapter_files()[q.chapter]), f"{q.id}: {q.section} is in another chapter"
+    for stem in review.chapter_files().values():       # the Chinese twins carry the same labels
+        en, zh = _labels("en", stem), _labels("zh", stem)
+        assert en == zh, (stem, en ^ zh)
 
 
 def test_pages_are_generated_from_the_bank():
@@ -138,7 +227,7 @@ def test_prose_has_no_typed_numbers():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_widget_builds_and_new_variant_recomputes(lang):
     pytest.importorskip("ipywidgets")
-    for qid in ("ch10_ov_q1", "ch10_ov_q5"):
+    for qid in ("rv_ov_q1", "rv_ov_q5"):
         box = quiz.quiz(qid, lang)
         prompt, row, out = box.children
         text, check = row.children[0], row.children[1]
@@ -159,19 +248,20 @@ def test_widget_builds_and_new_variant_recomputes(lang):
 def test_quiz_hint_only_when_wrong():
     right = answers.Verdict(True, "right", "ok")
     wrong = answers.Verdict(False, "wrong_number", "no")
-    assert "Hint" not in quiz.feedback_html("ch10_ov_q1", right, "en")
-    assert "Hint" in quiz.feedback_html("ch10_ov_q1", wrong, "en") and "提示" in quiz.feedback_html("ch10_ov_q1", wrong, "zh")
-    assert quiz.question_html("ch10_ov_q1", "en", 3) != quiz.question_html("ch10_ov_q1", "en", 0)
-    assert quiz.question_html("ch10_ov_q1", "en", 3) == quiz.question_html("ch10_ov_q1", "en", 3)   # a seed reproduces
+    assert "Hint" not in quiz.feedback_html("rv_ov_q1", right, "en")
+    assert "Hint" in quiz.feedback_html("rv_ov_q1", wrong, "en") and "提示" in quiz.feedback_html("rv_ov_q1", wrong, "zh")
+    assert quiz.question_html("rv_ov_q1", "en", 3) != quiz.question_html("rv_ov_q1", "en", 0)
+    assert quiz.question_html("rv_ov_q1", "en", 3) == quiz.question_html("rv_ov_q1", "en", 3)   # a seed reproduces
 
 
 def test_a_question_must_be_consistent():
+    texts = {"en": "a", "zh": "a"}, {"en": "h", "zh": "h"}, {"en": "s", "zh": "s"}
     with pytest.raises(ValueError):
-        review.Question("x", "ov", "ov-start", "interview", {"en": "a"}, {"en": "h", "zh": "h"}, {"en": "s", "zh": "s"},
+        review.Question("x", "ov", "ov-start", "interview", {"en": "a"}, texts[1], texts[2],
                         options={"en": ("a",), "zh": ("a",)})
     with pytest.raises(ValueError):
-        review.Question("x", "ov", "ov-start", "interview", {"en": "a", "zh": "a"}, {"en": "h", "zh": "h"},
-                        {"en": "s", "zh": "s"})
-    assert review.Question("x", "ov", "ov-start", "self-check", {"en": "a", "zh": "a"}, {"en": "h", "zh": "h"},
-                           {"en": "s", "zh": "s"}, options={"en": ("a", "b"), "zh": ("甲", "乙")}, correct=1)
-    assert Answer  # imported for the checker's forms above
+        review.Question("x", "ov", "ov-start", "interview", *texts)
+    with pytest.raises(ValueError, match="chapter"):       # a chapter without a bank module
+        review.Question("x", "ch99", "ov-start", "interview", *texts, options={"en": ("a", "b"), "zh": ("甲", "乙")})
+    assert review.Question("x", "ov", "ov-start", "self-check", *texts, options={"en": ("a", "b"), "zh": ("甲", "乙")},
+                           correct=1)

@@ -1,46 +1,111 @@
-"""Write the review chapter (notebooks/{en,zh}/10_review.md) and the glossary pages
-(book/{en,zh}/glossary.md) from the question bank (infra_lib/review.py) and the term list
-(infra_lib/data/glossary.toml). Run it after changing either:
+"""Write the review chapter (notebooks/{en,zh}/NN_review.md) and the glossary pages
+(book/{en,zh}/glossary.md) from the question bank (infra_lib/review/, one module per chapter) and
+the term list (infra_lib/data/glossary.toml). Run it after changing either:
 
     .venv/bin/python book/tools/make_review.py          # writes the four pages
     .venv/bin/python book/tools/make_review.py --check  # exit 1 if a page is out of date
 
-Each question becomes an {exercise} with its text (parameters as glue roles), a link to the section
-it tests, a quiz widget cell (remove-output, skip-execution) and a folded {solution} with the hint,
-the worked steps and the answer. A question's section is linked with {ref} when its chapter is in
-LINKED (the chapters whose pages carry the section labels); otherwise it names the chapter in words.
+Each question becomes an {exercise} with its text (parameters as glue roles), a {ref} link to the
+section it tests, a quiz widget cell (remove-output, skip-execution) and a folded {solution} with
+the hint, the worked steps and the answer. The chapters come from _toc.yml, in its order: each
+one's number is its position there (the overview is 0, as book/ext/course_ext.py numbers it from
+the NN of the file name, which must agree), its title the first "# " heading of each edition's
+page. The review chapter is the one whose file is named NN_review.
 """
+import re
 import sys
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from infra_lib import review  # noqa: E402
+from infra_lib.i18n import LANGUAGES as EDITIONS  # noqa: E402
 
-# Chapters whose section labels exist and whose pages are in the book: their questions link with {ref}.
-# The lead adds a chapter here once its page has the labels review.py names (see LABELS_NEEDED).
-LINKED = ("ov", "ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "ch8", "ch9")
-NUMBER = {"ov": "0", **{f"ch{n}": str(n) for n in range(1, 11)}}
-TITLES = {
-    "ov": ("The overview: the whole chain behind one request", "概览：一次请求背后的整条链路"),
-    "ch1": ("Chapter 1: how chips are made", "第 1 章：芯片怎么造出来"),
-    "ch2": ("Chapter 2: CPU architecture", "第 2 章：CPU 架构"),
-    "ch3": ("Chapter 3: GPU architecture", "第 3 章：GPU 架构"),
-    "ch4": ("Chapter 4: GPU generations and specifications", "第 4 章：GPU 的代际与规格"),
-    "ch5": ("Chapter 5: CUDA", "第 5 章：CUDA"),
-    "ch6": ("Chapter 6: performance", "第 6 章：性能"),
-    "ch7": ("Chapter 7: frameworks and serving engines", "第 7 章：框架与推理引擎"),
-    "ch8": ("Chapter 8: GPU clusters", "第 8 章：GPU 集群"),
-    "ch9": ("Chapter 9: quantization", "第 9 章：量化"),
-}
+TOC = ROOT / "_toc.yml"
+REVIEW_SLUG = "review"      # notebooks/<lang>/NN_review.md is the page this script writes
+NUMBERED = re.compile(r"(\d+)_(\w+)")     # a chapter's file: its number, then its slug
 WORDS = {
     "en": {"interview": "Interview question", "self-check": "Self-check", "flip": "When does the conclusion flip?",
-           "tests": "Tests", "hint": "Hint", "answer": "Answer", "chapter": "chapter {n}", "options": "Options"},
+           "tests": "Tests", "hint": "Hint", "answer": "Answer", "options": "Options",
+           "heading": "Chapter {n}: {title}"},
     "zh": {"interview": "面试题", "self-check": "自测题", "flip": "结论什么时候会翻转？",
-           "tests": "考查", "hint": "提示", "answer": "答案", "chapter": "第 {n} 章", "options": "选项"},
+           "tests": "考查", "hint": "提示", "answer": "答案", "options": "选项",
+           "heading": "第 {n} 章：{title}"},
 }
+COLON = {"en": ": ", "zh": "："}     # a title's own colon: the short title is what comes before it
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter of the series as _toc.yml lists it."""
+    stem: str                   # its file's name without .md: "04_generations"
+    number: int                 # its position among the chapters (the overview is 0)
+    titles: dict[str, str]      # the first "# " heading of each edition's page
+
+    def heading(self, lang: str) -> str:
+        """Its heading in the review: "Chapter 4: <short title>"; the overview (0) by its full title."""
+        if self.number == 0:
+            return self.titles[lang]
+        return WORDS[lang]["heading"].format(n=self.number, title=self.titles[lang].split(COLON[lang])[0])
+
+
+def page_title(path: Path) -> str:
+    """The first "# " heading of a page, outside its front matter and its fenced blocks."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if lines and lines[0] == "---":
+        lines = lines[lines.index("---", 1) + 1:]
+    fence = ""
+    for line in lines:
+        run = re.match(r"`{3,}|~{3,}", line)
+        if fence:
+            if run and line.strip() == run.group(0) and len(run.group(0)) >= len(fence) and run.group(0)[0] == fence[0]:
+                fence = ""
+        elif run:
+            fence = run.group(0)
+        elif line.startswith("# "):
+            return line[2:].strip()
+    raise ValueError(f"{path.relative_to(ROOT)} has no '# ' heading")
+
+
+def toc_chapters(toc: Path = TOC) -> list[Chapter]:
+    """The chapters of the series (the English edition's notebooks in _toc.yml), in its order."""
+    data = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    files = [c["file"] for part in data["parts"] for c in part["chapters"] if c["file"].startswith("notebooks/en/")]
+    chapters = []
+    for number, file in enumerate(files):
+        stem = file.split("/")[-1]
+        m = NUMBERED.fullmatch(stem)
+        if not m or int(m.group(1)) != number:
+            raise ValueError(f"{toc.name} lists {file} as chapter {number}: its file name must start with "
+                             f"{number:02d}_, the number book/ext/course_ext.py gives its figures and exercises")
+        chapters.append(Chapter(stem, number, {lang: page_title(ROOT / f"notebooks/{lang}/{stem}.md")
+                                              for lang in EDITIONS}))
+    return chapters
+
+
+def review_chapter(chapters: list[Chapter]) -> Chapter:
+    """The review chapter itself: the one whose file is NN_review."""
+    found = [c for c in chapters if NUMBERED.fullmatch(c.stem).group(2) == REVIEW_SLUG]
+    if len(found) != 1:
+        raise ValueError(f"_toc.yml must list one notebooks/en/NN_{REVIEW_SLUG}, found {[c.stem for c in found]}")
+    return found[0]
+
+
+def tested_chapters(chapters: list[Chapter]) -> list[tuple[str, Chapter]]:
+    """(key, chapter) of every chapter the bank has questions for, in the order of _toc.yml."""
+    files = review.chapter_files()
+    by_stem = {c.stem: c for c in chapters}
+    missing = sorted(f for f in files.values() if f not in by_stem)
+    if missing:
+        raise ValueError(f"the bank (infra_lib/review/) has questions for {missing}, which _toc.yml does not list")
+    key_of = {stem: key for key, stem in files.items()}
+    return [(key_of[c.stem], c) for c in chapters if c.stem in key_of]
+
 
 FRONT = """---
 jupytext:
@@ -54,23 +119,23 @@ kernelspec:
   name: python3
 course:
   # {comment}
-  # Generated by book/tools/make_review.py from infra_lib/review.py: edit those, then rerun it.
+  # Generated by book/tools/make_review.py from infra_lib/review/ (a module per chapter): edit those, then rerun it.
   allowed_numbers: []
 ---
 """
 
 INTRO = {
-    "en": """(ch10-start)=
+    "en": """(rv-start)=
 # Review questions: interview questions and self-checks
 
-Questions over the whole series, the kind an interviewer for an AI-infrastructure role asks and the kind you should be able to answer after each chapter. Most are numeric: every number in a question is a parameter bound once in `infra_lib/review.py`, and every answer is computed by `infra_lib` from those parameters, so the question and its answer cannot drift apart. The others are conceptual, with three options. Questions marked **When does the conclusion flip?** ask where a rule of thumb stops being true.
+Questions over the whole series, the kind an interviewer for an AI-infrastructure role asks and the kind you should be able to answer after each chapter. Most are numeric: every number in a question is a parameter bound once in `infra_lib/review/`, and every answer is computed by `infra_lib` from those parameters, so the question and its answer cannot drift apart. The others are conceptual, with three options. Questions marked **When does the conclusion flip?** ask where a rule of thumb stops being true.
 
 Each question links to the section it tests. On this website the worked solution is folded under the question; open it after you have tried. In Jupyter, the cell under each question (hidden on this website) is an answer checker: type your answer (`64`, `64 ms`, `0.064 s`, `6.4e-2 s`, `64毫秒` and `2.6k tok/s` are all read), press **Check**, and it says whether you are right within the stated tolerance, tells a wrong unit from a wrong number, and gives a hint. **New variant** draws new numbers inside sensible ranges and recomputes the answer; the seed it shows brings the same variant back.
 """,
-    "zh": """(ch10-start)=
+    "zh": """(rv-start)=
 # 复习题：面试题与自测
 
-这里的题目覆盖整个系列：有的是 AI 基础设施岗位面试官会问的，有的是每读完一章就该答得出的。大多数是计算题：题目里的每个数都是 `infra_lib/review.py` 中只绑定一次的参数，每个答案都由 `infra_lib` 根据这些参数算出，题目和答案不会对不上。其余是三选一的概念题。标着 **结论什么时候会翻转？** 的题问的是：一条经验法则到哪里就不再成立。
+这里的题目覆盖整个系列：有的是 AI 基础设施岗位面试官会问的，有的是每读完一章就该答得出的。大多数是计算题：题目里的每个数都是 `infra_lib/review/` 中只绑定一次的参数，每个答案都由 `infra_lib` 根据这些参数算出，题目和答案不会对不上。其余是三选一的概念题。标着 **结论什么时候会翻转？** 的题问的是：一条经验法则到哪里就不再成立。
 
 每道题都链接到它考查的那一节。在网页上，详细解答折叠在题目下面，先自己做，再展开看。在 Jupyter 里，每道题下面的单元格（网页上不显示）是一个答案检查器：输入答案（`64`、`64 ms`、`0.064 s`、`6.4e-2 s`、`64毫秒`、`2.6k tok/s` 都能识别），点 **检查答案**，它会告诉你在给定误差内对不对，分清是单位错了还是数错了，并给出提示。**换一组数** 会在合理范围内重新抽取参数并重算答案；它显示的种子可以把同一组数找回来。
 """,
@@ -86,21 +151,20 @@ CODE_IMPORTS = """```{code-cell} ipython3
 :tags: [hide-input]
 
 from infra_lib.glue import glue
-from infra_lib import sources
+from infra_lib import review, sources
 from infra_lib.exercises import glue_all
+from infra_lib.widgets.quiz import quiz  # builds nothing until called
 
 sources.reset()   # the Sources section lists every spec and measurement read from here on
-from infra_lib import review            # noqa: E402  the question bank reads the registry when imported
-from infra_lib.widgets.quiz import quiz  # noqa: E402  builds nothing until called
-
-glue_all(review.exercises())   # every parameter and answer of every question, as ch10_<chapter>_qN_<name>
-glue("ch10_questions", len(review.QUESTIONS), display=False)
-glue("ch10_numeric", sum(q.numeric for q in review.QUESTIONS), display=False)
-glue("ch10_flip", sum(q.flip for q in review.QUESTIONS), display=False)
+questions = review.questions()   # the bank is built here, so its registry reads are this page's
+glue_all(review.exercises())   # every parameter and answer of every question, as rv_<chapter>_qN_<name>
+glue("rv_questions", len(questions), display=False)
+glue("rv_numeric", sum(q.numeric for q in questions), display=False)
+glue("rv_flip", sum(q.flip for q in questions), display=False)
 ```
 """
 SOURCES = {
-    "en": """(ch10-sources)=
+    "en": """(rv-sources)=
 ## Sources
 
 Generated from what this page computed with: the registry's document behind every value the questions read, with the table or section of each.
@@ -111,7 +175,7 @@ Generated from what this page computed with: the registry's document behind ever
 sources.show(LANG)
 ```
 """,
-    "zh": """(ch10-sources)=
+    "zh": """(rv-sources)=
 ## 资料来源
 
 以下清单由本页的计算自动生成：题目读到的每个登记表数值所依据的文献，注明出自哪张表、哪一节。
@@ -124,8 +188,8 @@ sources.show(LANG)
 """,
 }
 COUNTS = {
-    "en": "The bank holds {glue:text}`ch10_questions:.0f` questions, {glue:text}`ch10_numeric:.0f` of them numeric and {glue:text}`ch10_flip:.0f` of the “when does it flip” kind.\n",
-    "zh": "题库共有 {glue:text}`ch10_questions:.0f` 道题，其中计算题 {glue:text}`ch10_numeric:.0f` 道，“结论何时翻转”类 {glue:text}`ch10_flip:.0f` 道。\n",
+    "en": "The bank holds {glue:text}`rv_questions:.0f` questions, {glue:text}`rv_numeric:.0f` of them numeric and {glue:text}`rv_flip:.0f` of the “when does it flip” kind.\n",
+    "zh": "题库共有 {glue:text}`rv_questions:.0f` 道题，其中计算题 {glue:text}`rv_numeric:.0f` 道，“结论何时翻转”类 {glue:text}`rv_flip:.0f` 道。\n",
 }
 
 
@@ -134,11 +198,8 @@ def label(qid: str) -> str:
 
 
 def section_link(q: review.Question, lang: str) -> str:
-    w = WORDS[lang]
     colon = ": " if lang == "en" else "："
-    if q.chapter in LINKED:
-        return f"{w['tests']}{colon}{{ref}}`{q.section}`"
-    return f"{w['tests']}{colon}" + w["chapter"].format(n=NUMBER[q.chapter])
+    return f"{WORDS[lang]['tests']}{colon}{{ref}}`{q.section}`"
 
 
 def render_question(q: review.Question, lang: str) -> str:
@@ -170,10 +231,9 @@ def render_chapter(lang: str) -> str:
                if lang == "en" else "本页正文没有手写的数字：每个数都来自 glue。")
     out = [FRONT.format(comment=comment), "\n", INTRO[lang], "\n", CODE_EDITION.format(lang=lang, other=other), "\n",
            CODE_IMPORTS, "\n", COUNTS[lang], "\n"]
-    for chapter in review.CHAPTERS:
-        qs = review.chapter_questions(chapter)
-        out.append(f"(ch10-{chapter})=\n## {TITLES[chapter][lang == 'zh']}\n\n")
-        for q in qs:
+    for key, chapter in tested_chapters(toc_chapters()):
+        out.append(f"(rv-{key})=\n## {chapter.heading(lang)}\n\n")
+        for q in review.chapter_questions(key):
             out.append(render_question(q, lang) + "\n")
     out.append(SOURCES[lang])
     return "".join(out)
@@ -207,18 +267,16 @@ def render_glossary(lang: str) -> str:
     return "".join(out)
 
 
-PAGES = {
-    ROOT / "notebooks/en/10_review.md": lambda: render_chapter("en"),
-    ROOT / "notebooks/zh/10_review.md": lambda: render_chapter("zh"),
-    ROOT / "book/en/glossary.md": lambda: render_glossary("en"),
-    ROOT / "book/zh/glossary.md": lambda: render_glossary("zh"),
-}
+def pages() -> dict[Path, str]:
+    """Each page this script writes, with its text."""
+    stem = review_chapter(toc_chapters()).stem
+    return {**{ROOT / f"notebooks/{lang}/{stem}.md": render_chapter(lang) for lang in EDITIONS},
+            **{ROOT / f"book/{lang}/glossary.md": render_glossary(lang) for lang in EDITIONS}}
 
 
 def main(argv: list[str]) -> int:
     stale = []
-    for path, render in PAGES.items():
-        text = render()
+    for path, text in pages().items():
         if "--check" in argv:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 stale.append(str(path.relative_to(ROOT)))

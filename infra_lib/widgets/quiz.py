@@ -1,4 +1,4 @@
-"""Chapter 9 widget: an answer checker for one review question, with a "new variant" button.
+"""The review chapter's widget: an answer checker for one review question, with a "new variant" button.
 
 The reader types an answer (a number with or without a unit, or an option's letter) and presses
 Check: :func:`infra_lib.answers.grade` says right or wrong, tells a wrong unit from a wrong number,
@@ -9,9 +9,9 @@ so a reader can type the seed back to get the same variant; seed 0 is the book's
 The parts that compute are pure functions (:func:`variant`, :func:`question_html`, :func:`check`)
 tested without a kernel; ipywidgets is imported only when :func:`quiz` builds the widget.
 
->>> check("ch10_ov_q5", "b", "en").correct
+>>> check("rv_ov_q5", "b", "en").correct
 True
->>> check("ch10_ch1_q4", "hello", "zh").status
+>>> check("rv_ch1_q4", "hello", "zh").status
 'unreadable'
 """
 import html

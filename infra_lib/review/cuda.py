@@ -1,0 +1,79 @@
+"""Chapter 5's questions: grids, coalescing, tiling, streams and occupancy (05_cuda).
+
+Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
+from .. import cuda, units
+from ..exercises import Answer, Param
+from .core import Question, _mc, _num
+
+FILE = "05_cuda"   # the chapter these questions test: its file in _toc.yml
+KEY = "ch5"   # in the ids of its questions (rv_ch5_q1) and the review's label for them (rv-ch5)
+
+
+def questions() -> list[Question]:
+    """The questions that test 05_cuda (reads the registry)."""
+    return [
+        _num("rv_ch5_q1", KEY, "ch5-vector-add", "self-check",
+             {"n": Param(5000, "elements", 1000, 9999, integer=True),   # below 10,000: the Chinese edition writes larger counts in 万
+              "tpb": Param(256, "threads per block", 32, 1024, integer=True)},
+             lambda n, tpb: {"blocks": Answer(cuda.grid_blocks(n, tpb), "blocks", rel_tol=0),
+                             "idle": Answer(cuda.idle_threads(n, tpb), "threads", rel_tol=0)},
+             "blocks",
+             ("A vector add over {n:,.0f} elements launches {tpb:.0f} threads per block. How many blocks does the grid need?",
+              "对 {n:,.0f} 个元素做向量加法，每个线程块 {tpb:.0f} 个线程。grid 需要多少个线程块？"),
+             ("Round up: every element needs a thread.", "向上取整：每个元素都要有一个线程。"),
+             ("⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} blocks**; {idle:.0f} threads of the last one find no element.",
+              "⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} 个线程块**；最后一个线程块里有 {idle:.0f} 个线程分不到元素。")),
+
+        _num("rv_ch5_q2", KEY, "ch5-coalescing", "interview",
+             {"stride": Param(2, "elements", 1, 32, integer=True), "el_b": Param(4, "B"), "sector": Param(cuda.SECTOR_B, "B")},
+             lambda stride, el_b, sector: {"useful": Answer(cuda.useful_fraction(stride, int(el_b), 32, int(sector)), "fraction")},
+             "useful",
+             ("A warp reads {el_b:.0f}-byte floats with a stride of {stride:.0f} elements. What fraction of the bytes moved in "
+              "{sector:.0f}-byte sectors did the warp ask for?",
+              "一个 warp 以 {stride:.0f} 个元素的步长读取 {el_b:.0f} 字节的 float。按 {sector:.0f} 字节扇区搬运的数据里，有多大比例是 warp 真正要的？"),
+             ("Count the sectors the warp's addresses touch.", "数一数 warp 的地址落在多少个扇区里。"),
+             ("**{useful:.1%}** of the moved bytes are used: the rest came along in the same sectors.",
+              "搬运的字节里只有 **{useful:.1%}** 有用：其余是同一扇区里顺带搬来的。")),
+
+        _num("rv_ch5_q3", KEY, "ch5-tiling", "self-check",
+             {"tile": Param(128, "elements", 16, 256, integer=True)},
+             lambda tile: {"ai": Answer(cuda.tile_intensity(tile, tile, 2), "FLOP/B")},
+             "ai",
+             ("A matmul kernel computes a square output tile of {tile:.0f} × {tile:.0f} in BF16. How many FLOP does it do per byte "
+              "it loads?",
+              "一个矩阵乘 kernel 每次计算 {tile:.0f} × {tile:.0f} 的方形输出块，数据为 BF16。它每加载一个字节做多少次浮点运算？"),
+             ("Per step along k: two FLOP per output, and one column of the A tile and one row of the B tile loaded.",
+              "k 每走一步：每个输出两次运算，加载 A 块的一列和 B 块的一行。"),
+             ("Two FLOP per output for each step along k, over the bytes of one column of the A tile and one row of the B "
+              "tile: **{ai:.0f} FLOP/B**. A bigger tile reuses each loaded value more.",
+              "沿 k 每走一步，每个输出做两次运算，除以 A 块一列和 B 块一行的字节数：**每字节 {ai:.0f} 次**。块越大，每个加载的值复用得越多。")),
+
+        _num("rv_ch5_q4", KEY, "ch5-streams", "interview",
+             {"chunks": Param(4, "chunks", 1, 16, integer=True), "h2d": Param(2e-3, "ms", 0.5e-3, 5e-3, scale=1e-3),
+              "k": Param(3e-3, "ms", 0.5e-3, 5e-3, scale=1e-3), "d2h": Param(1e-3, "ms", 0.5e-3, 5e-3, scale=1e-3)},
+             lambda chunks, h2d, k, d2h: {"ms": Answer(cuda.overlapped_time_s(chunks, h2d, k, d2h) / units.MS, "ms"),
+                                          "serial": Answer(chunks * (h2d + k + d2h) / units.MS, "ms")},
+             "ms",
+             ("Work is cut into {chunks:.0f} chunks on streams; each chunk copies in for {h2d:.1f} ms, computes {k:.1f} ms, "
+              "copies out {d2h:.1f} ms. How long does the pipelined whole take, in ms?",
+              "工作切成 {chunks:.0f} 块放到多个 stream 上；每块拷入 {h2d:.1f} ms、计算 {k:.1f} ms、拷出 {d2h:.1f} ms。流水线化后总共要多少毫秒？"),
+             ("The first chunk goes through every stage; each further chunk adds the slowest stage.",
+              "第一块走完所有阶段；之后每多一块，加上最慢那个阶段的时间。"),
+             ("**{ms:.1f} ms**, against {serial:.1f} ms one after another.", "**{ms:.1f} ms**，逐块串行则要 {serial:.1f} ms。")),
+
+        _mc("rv_ch5_q5", KEY, "ch5-occupancy", "interview",
+            ("Higher occupancy helps a kernel until…", "提高占用率对 kernel 有帮助，直到……"),
+            (("enough bytes are in flight to cover the memory latency", "在途字节已经足以覆盖访存延迟"),
+             ("every register is used", "所有寄存器都用上"), ("the grid has more blocks than SMs", "grid 的线程块数超过 SM 数")), 0,
+            ("Occupancy is a means to keep loads in flight (Little's law); once they cover bandwidth × latency, more warps "
+             "only compete for registers and cache.", "占用率只是让足够多的加载同时在途的手段（利特尔定律）；在途字节一旦覆盖了带宽 × 延迟，再多的 warp 只会争抢寄存器和缓存。"),
+            ("What is occupancy for?", "占用率是用来做什么的？"), flip=True),
+
+        _mc("rv_ch5_q6", KEY, "ch5-tiling", "self-check",
+            ("Why do matmul kernels stage tiles in shared memory?", "矩阵乘 kernel 为什么要把数据块放进共享内存？"),
+            (("To reuse each loaded value many times", "让每个加载进来的值复用多次"), ("Because HBM cannot be read directly", "因为 HBM 不能直接读"),
+             ("To save registers", "为了省寄存器")), 0,
+            ("A tile loaded once feeds a whole row or column of outputs, raising FLOP per byte of HBM traffic.",
+             "一个数据块加载一次，就能供整行或整列输出使用，每字节 HBM 访存对应的运算量就上去了。"),
+            ("Think of arithmetic intensity.", "想想算术强度。")),
+    ]

@@ -1,0 +1,80 @@
+"""Chapter 7's questions: training memory, compilers, eager mode and engines (07_frameworks).
+
+Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
+from .. import engines, framework, training_memory, units
+from ..exercises import Answer, Param
+from .core import Question, _mc, _num
+
+FILE = "07_frameworks"   # the chapter these questions test: its file in _toc.yml
+KEY = "ch7"   # in the ids of its questions (rv_ch7_q1) and the review's label for them (rv-ch7)
+
+
+def questions() -> list[Question]:
+    """The questions that test 07_frameworks (reads the registry)."""
+    return [
+        _num("rv_ch7_q1", KEY, "ch7-training", "interview",
+             {"params_b": Param(7, "billion parameters", 1, 70, integer=True), "shards": Param(1, "GPUs", 1, 64, integer=True)},
+             lambda params_b, shards: {"gb": Answer(training_memory.model_state_B(params_b * 1e9, 0, shards) / units.GB, "GB"),
+                                       "bpp": Answer(training_memory.bytes_per_param(0, shards), "B")},
+             "gb",
+             ("Mixed-precision training with Adam keeps weights, gradients and optimizer state. How many GB does a {params_b:.0f}B "
+              "model need for that state without sharding (on each of {shards:.0f} data-parallel GPUs)?",
+              "用 Adam 做混合精度训练要保存权重、梯度和优化器状态。一个 {params_b:.0f}B 的模型在不分片时（{shards:.0f} 块数据并行 GPU 的每一块上）这些状态要多少 GB？"),
+             ("Count bytes per parameter: BF16 weights and gradients, then FP32 master weights and two Adam moments.",
+              "按每个参数的字节数算：BF16 的权重和梯度，再加 FP32 主权重和 Adam 的两个矩。"),
+             ("{bpp:.0f} bytes per parameter × {params_b:.0f}B = **{gb:,.0f} GB**.", "每个参数 {bpp:.0f} 字节 × {params_b:.0f}B = **{gb:,.0f} GB**。")),
+
+        _num("rv_ch7_q2", KEY, "ch7-training", "self-check",
+             {"params_b": Param(70, "billion parameters", 7, 400, integer=True), "mem_gb": Param(80, "GB", 40, 192, integer=True)},
+             lambda params_b, mem_gb: {"f": Answer(training_memory.min_shard_degree(params_b * 1e9, mem_gb * units.GB), "GPUs", rel_tol=0),
+                                       "bpp": Answer(training_memory.bytes_per_param(0, 1), "B")},
+             "f",
+             ("With fully sharded data parallelism (weights, gradients and optimizer state all sharded), what is the smallest "
+              "power-of-two number of {mem_gb:.0f} GB GPUs whose memory holds the state of a {params_b:.0f}B model?",
+              "用全分片数据并行（权重、梯度、优化器状态都分片），最少要多少块 {mem_gb:.0f} GB 的 GPU（块数取二的整数次幂）才能放下一个 {params_b:.0f}B 模型的训练状态？"),
+             ("{bpp:.0f} bytes per parameter, divided by the degree, must fit.", "每个参数 {bpp:.0f} 字节，除以分片数后要放得下。"),
+             ("**{f:.0f} GPUs**.", "**{f:.0f} 块**。")),
+
+        _num("rv_ch7_q3", KEY, "ch7-compilers", "interview",
+             {"ops_n": Param(4, "operators", 2, 10, integer=True)},
+             lambda ops_n: {"saving": Answer(framework.fusion_saving([1] * ops_n, 1), "fraction")},
+             "saving",
+             ("A chain of {ops_n:.0f} elementwise operators, each reading one tensor and writing one, is fused into one kernel "
+              "that reads the input once and writes the result once. What share of the memory traffic disappears?",
+              "一串 {ops_n:.0f} 个逐元素算子，每个读一个张量、写一个张量；把它们融合成一个 kernel 后，只读一次输入、写一次结果。访存流量减少了多大比例？"),
+             ("Unfused: each operator reads and writes. Fused: one read, one write.", "不融合时每个算子各一读一写；融合后总共一读一写。"),
+             ("**{saving:.0%}** of the bytes are saved.", "省掉了 **{saving:.0%}** 的字节。")),
+
+        _num("rv_ch7_q4", KEY, "ch7-eager", "self-check",
+             {"gpu_ms": Param(1e-3, "ms", 0.1e-3, 10e-3, scale=1e-3), "us": Param(10e-6, "µs", 2e-6, 30e-6, scale=1e-6)},
+             lambda gpu_ms, us: {"n": Answer(framework.ops_hidden(gpu_ms, us), "operators")},
+             "n",
+             ("The GPU works {gpu_ms:.2f} ms per step and eager PyTorch costs {us:.0f} µs of CPU "
+              "per operator. Up to how many operators per step does the CPU keep up?",
+              "GPU 每步工作 {gpu_ms:.2f} ms，eager 模式的 PyTorch 每个算子花 {us:.0f} µs 的 CPU 时间。每步最多多少个算子时 CPU 还跟得上？"),
+             ("GPU time over CPU time per operator.", "GPU 时间除以每个算子的 CPU 时间。"),
+             ("**{n:,.0f} operators**; beyond that the step is launch-bound and a CUDA graph or compilation pays off.",
+              "**{n:,.0f} 个算子**；超过这个数，这一步就受发射限制，CUDA graph 或编译才划算。"),
+             flip=True),
+
+        _num("rv_ch7_q5", KEY, "ch7-engines", "interview",
+             {"a": Param(100, "tokens", 10, 500, integer=True), "b": Param(20, "tokens", 10, 500, integer=True),
+              "block": Param(16, "tokens", 8, 64, integer=True)},
+             lambda a, b, block: {"waste": Answer(1 - engines.kv_paged([a, b], block).used_tokens / engines.kv_paged([a, b], block).reserved_tokens, "fraction"),
+                                  "reserved": Answer(engines.kv_paged([a, b], block).reserved_tokens, "tokens")},
+             "waste",
+             ("Two sequences of {a:.0f} and {b:.0f} tokens keep their KV cache in pages of {block:.0f} tokens. What share of the "
+              "reserved KV slots is unused?",
+              "两条序列分别有 {a:.0f} 和 {b:.0f} 个 token，KV cache 按每页 {block:.0f} 个 token 分配。预留的 KV 槽位中有多大比例没用上？"),
+             ("Each sequence rounds up to whole pages.", "每条序列向上取整到整页。"),
+             ("Reserved {reserved:.0f} token slots; **{waste:.1%}** unused, only in each sequence's last page.",
+              "预留 {reserved:.0f} 个 token 槽位；**{waste:.1%}** 没用上，都在每条序列的最后一页里。")),
+
+        _mc("rv_ch7_q6", KEY, "ch7-engines", "self-check",
+            ("What does continuous batching change compared with static batching?", "与静态批处理相比，连续批处理改变了什么？"),
+            (("A finished request's slot is refilled at the next step", "请求一结束，下一步就把它的槽位填上新请求"),
+             ("Requests are padded to the same length", "把请求补齐到相同长度"), ("Weights are read once per request", "每个请求各读一次权重")), 0,
+            ("Static batching waits for the longest request of a batch; continuous batching schedules per iteration, so slots "
+             "never idle while requests wait.", "静态批处理要等 batch 里最长的请求结束；连续批处理按迭代调度，只要还有请求在排队，槽位就不会空着。"),
+            ("Who waits for whom in a static batch?", "静态批处理里谁在等谁？")),
+    ]

@@ -1,0 +1,94 @@
+"""Chapter 3's questions: warps, Little's law, Tensor Core peaks, block formats, NVLink (03_gpu).
+
+Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
+from .. import formats, generations, gpu, hardware as hw, units
+from ..exercises import Answer, Param
+from .core import Question, _mc, _num, common
+
+FILE = "03_gpu"   # the chapter these questions test: its file in _toc.yml
+KEY = "ch3"   # in the ids of its questions (rv_ch3_q1) and the review's label for them (rv-ch3)
+
+
+def questions() -> list[Question]:
+    """The questions that test 03_gpu (reads the registry)."""
+    c = common()
+    return [
+        _num("rv_ch3_q1", KEY, "ch3-divergence", "self-check",
+             {"k": Param(8, "lanes", 1, 31, integer=True), "a": Param(40, "cycles", 10, 100, integer=True),
+              "b": Param(10, "cycles", 10, 100, integer=True)},
+             lambda k, a, b: {"eff": Answer(gpu.branch_efficiency(k, a, b), "fraction")},
+             "eff",
+             ("In one warp, {k:.0f} lanes take a {a:.0f}-cycle path and the others a {b:.0f}-cycle path. What fraction of the "
+              "issued lane-cycles does useful work?",
+              "一个 warp 里 {k:.0f} 个通道走 {a:.0f} 个周期的分支，其余通道走 {b:.0f} 个周期的分支。发出的通道周期中有多大比例在做有用功？"),
+             ("The warp issues both paths for all its lanes.", "warp 会对所有通道把两条路径都执行一遍。"),
+             ("Useful: $k a + (W-k) b$; issued: $W (a + b)$. $\\eta$ = **{eff:.1%}**.",
+              "有用：$k a + (W-k) b$；发出：$W (a + b)$。$\\eta$ = **{eff:.1%}**。")),
+
+        _num("rv_ch3_q2", KEY, "ch3-littles-law", "interview",
+             {"bw": Param(c.h100_bw, "TB/s", 1e12, 8e12, scale=1e12), "ns": Param(gpu.TEACHING_HBM_LATENCY_S, "ns", 300e-9, 1200e-9, scale=1e-9)},
+             lambda bw, ns: {"mb": Answer(gpu.bytes_in_flight_B(bw, ns) / units.MB, "MB")},
+             "mb",
+             ("A GPU has {bw:.2f} TB/s of memory bandwidth and a memory latency of {ns:.0f} ns. How many MB must be in flight "
+              "to use all of it?",
+              "一块 GPU 显存带宽 {bw:.2f} TB/s，访存延迟 {ns:.0f} ns。要用满带宽，同时在途的数据要有多少 MB？"),
+             ("Little's law.", "利特尔定律。"),
+             ("Bandwidth × latency = **{mb:.2f} MB**.", "带宽 × 延迟 = **{mb:.2f} MB**。")),
+
+        _num("rv_ch3_q3", KEY, "ch3-littles-law", "self-check",
+             {"regs": Param(128, "registers per thread", 32, 255, integer=True)},
+             lambda regs: {"warps": Answer(gpu.warps_per_sm(regs), "warps", rel_tol=0),
+                           "need": Answer(gpu.bytes_per_warp_needed_B(c.h100_bw, gpu.TEACHING_HBM_LATENCY_S, c.h100_sms, gpu.warps_per_sm(regs)), "B")},
+             "warps",
+             ("A kernel needs {regs:.0f} registers per thread. How many warps fit on one H100 SM?",
+              "一个 kernel 每个线程要 {regs:.0f} 个寄存器。一个 H100 SM 上能驻留多少个 warp？"),
+             ("Registers per SM over registers per warp, rounded down (and at most the SM's warp limit).",
+              "每个 SM 的寄存器数除以每个 warp 的寄存器数，向下取整（且不超过 SM 的 warp 上限）。"),
+             ("**{warps:.0f} warps**; each must then keep {need:,.0f} bytes in flight to use the HBM bandwidth.",
+              "**{warps:.0f} 个 warp**；每个 warp 要有 {need:,.0f} 字节在途才能用满 HBM 带宽。")),
+
+        _num("rv_ch3_q4", KEY, "ch3-tensor-peaks", "interview",
+             {"peak": Param(c.h100_peak, "TFLOP/s", 1e14, 2e15, scale=1e12), "sms": Param(c.h100_sms, "SMs", 50, 200, integer=True),
+              "per_clock": Param(hw.value("h100_sxm5", "tensor_flop_per_clock_per_sm"), "FLOP per clock per SM")},
+             lambda peak, sms, per_clock: {"mhz": Answer(generations.implied_clock_hz(peak, sms, per_clock) / 1e6, "MHz")},
+             "mhz",
+             ("A datasheet gives {peak:,.0f} TFLOP/s dense BF16 for {sms:.0f} SMs of {per_clock:,.0f} FLOP per clock each. What "
+              "clock does that peak assume, in MHz?",
+              "数据手册给出稠密 BF16 {peak:,.0f} TFLOP/s，共 {sms:.0f} 个 SM，每个 SM 每时钟 {per_clock:,.0f} 次浮点运算。这个峰值假设的频率是多少 MHz？"),
+             ("Peak = SMs × FLOP per clock × clock.", "峰值 = SM 数 × 每时钟运算数 × 频率。"),
+             ("{peak:,.0f} × 10¹² / ({sms:.0f} × {per_clock:,.0f}) = **{mhz:,.0f} MHz**.",
+              "{peak:,.0f} × 10¹² / ({sms:.0f} × {per_clock:,.0f}) = **{mhz:,.0f} MHz**。")),
+
+        _num("rv_ch3_q5", KEY, "ch3-block-scaling", "self-check",
+             {"el": Param(4, "bits", 4, 8, integer=True), "sc": Param(8, "bits", 8, 8, integer=True),
+              "block": Param(32, "values", 8, 64, integer=True)},
+             lambda el, sc, block: {"bits": Answer(formats.bits_per_value(el, sc, block), "bits")},
+             "bits",
+             ("A block format stores {el:.0f}-bit elements with one {sc:.0f}-bit scale per block of {block:.0f}. How many bits "
+              "does it use per value?",
+              "一种块缩放格式用 {el:.0f} 位存元素，每 {block:.0f} 个值共享一个 {sc:.0f} 位的缩放因子。平均每个值占多少位？"),
+             ("Spread the scale over the block.", "把缩放因子的位数摊到整块上。"),
+             ("{el:.0f} + {sc:.0f} / {block:.0f} = **{bits:.3f} bits**.", "{el:.0f} + {sc:.0f} / {block:.0f} = **{bits:.3f} 位**。")),
+
+        _num("rv_ch3_q6", KEY, "ch3-nvlink", "interview",
+             {"links": Param(18, "links", 4, 18, integer=True), "per": Param(25e9, "GB/s", 25e9, 50e9, scale=1e9)},
+             lambda links, per: {"total": Answer(gpu.nvlink_total_Bps(links, per) / units.GB, "GB/s"),
+                                 "dir": Answer(links * per / units.GB, "GB/s")},
+             "dir",
+             ("A GPU has {links:.0f} NVLink links of {per:.0f} GB/s per direction each. The datasheet quotes {total:,.0f} GB/s. "
+              "How much can it send in one direction, in GB/s?",
+              "一块 GPU 有 {links:.0f} 条 NVLink，每条单向 {per:.0f} GB/s。数据手册写的是 {total:,.0f} GB/s。它单向能发多少 GB/s？"),
+             ("The quoted figure counts both directions.", "手册上的数字是双向之和。"),
+             ("{links:.0f} × {per:.0f} = **{dir:,.0f} GB/s** per direction; the quoted {total:,.0f} GB/s is the two-way total.",
+              "{links:.0f} × {per:.0f} = 单向 **{dir:,.0f} GB/s**；手册上的 {total:,.0f} GB/s 是双向合计。")),
+
+        _mc("rv_ch3_q7", KEY, "ch3-littles-law", "interview",
+            ("Why does an SM keep many warps resident instead of running one warp fast?",
+             "为什么一个 SM 要同时驻留很多 warp，而不是把一个 warp 跑得飞快？"),
+            (("To hide memory latency: while one warp waits, another issues", "为了隐藏访存延迟：一个 warp 在等，另一个就发射指令"),
+             ("To raise the clock", "为了提高频率"), ("Because each warp can only run one instruction in its life", "因为每个 warp 从头到尾只能执行一条指令")), 0,
+            ("Switching warps is free (their registers stay on the SM), so the scheduler fills the wait of one with the work of "
+             "others; Little's law says how many bytes must be in flight for that to reach the bandwidth.",
+             "切换 warp 没有开销（寄存器一直留在 SM 上），调度器拿别的 warp 的工作填补一个 warp 的等待；利特尔定律告诉你，要有多少字节在途才能跑满带宽。"),
+            ("What does a warp do while its load is on the way?", "一个 warp 的加载在路上时，它在做什么？")),
+    ]

@@ -1,0 +1,97 @@
+"""The overview's questions: one request from weights to tokens (00_overview).
+
+Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
+from .. import generations, inference, models, units
+from ..exercises import Answer, Param
+from .core import Question, _mc, _num, common
+
+FILE = "00_overview"   # the chapter these questions test: its file in _toc.yml
+KEY = "ov"   # in the ids of its questions (rv_ov_q1) and the review's label for them (rv-ov)
+
+
+def _ov1(params_b: float, bw: float) -> dict[str, Answer]:
+    w = models.weight_B(params_b * 1e9)   # BF16: 2 bytes per parameter
+    t = inference.min_token_time_s(w, bw)
+    return {"weight_gb": Answer(w / units.GB, "GB"), "floor_ms": Answer(t / units.MS, "ms"),
+            "tok_s": Answer(generations.decode_ceiling_tok_s(bw, w), "tokens/s")}
+
+
+def _ov3(kv_gb: float, mem_gb: float) -> dict[str, Answer]:
+    w = inference.teaching_request().weight_B
+    return {"weight_gb": Answer(w / units.GB, "GB"),
+            "batch": Answer(inference.max_batch_that_fits(w, kv_gb * units.GB, mem_gb * units.GB), "requests", rel_tol=0)}
+
+
+def questions() -> list[Question]:
+    """The questions that test 00_overview (reads the registry)."""
+    c = common()
+    return [
+        _num("rv_ov_q1", KEY, "ov-request", "interview",
+             {"params_b": Param(8, "billion parameters", 1, 70, integer=True), "bw": Param(c.h100_bw, "TB/s", 1e12, 8e12, scale=1e12)},
+             _ov1, "floor_ms",
+             ("A {params_b:.0f}B-parameter model in BF16 runs at batch one on a GPU with {bw:.2f} TB/s of memory bandwidth. "
+              "What is the floor on the time per generated token, in ms?",
+              "一个 {params_b:.0f}B 参数的模型以 BF16 存储，在显存带宽 {bw:.2f} TB/s 的 GPU 上只 decode 一个请求。每生成一个 token 至少要多少毫秒？"),
+             ("Every weight byte is read once per token.", "每生成一个 token，全部权重都要读一遍。"),
+             ("Weights: {params_b:.0f} × two bytes = {weight_gb:.0f} GB. Floor: {weight_gb:.0f} GB / {bw:.2f} TB/s = "
+              "**{floor_ms:.2f} ms**, a ceiling of {tok_s:,.0f} tokens/s.",
+              "权重：{params_b:.0f}B × 每个两字节 = {weight_gb:.0f} GB。下限：{weight_gb:.0f} GB / {bw:.2f} TB/s = **{floor_ms:.2f} ms**，"
+              "即每秒最多 {tok_s:,.0f} 个 token。")),
+
+        _num("rv_ov_q2", KEY, "ov-batching", "interview",
+             {"kv_gb": Param(0.0, "GB")},
+             lambda kv_gb: {"flip": Answer(inference.compute_bound_batch(
+                 inference.Request(c.request.n_params, c.request.prompt_tokens, kv_gb * units.GB), c.gpu), "requests", rel_tol=0.02)},
+             "flip",
+             ("The teaching model (8B, BF16) on the teaching GPU, with contexts so short that "
+              "KV reads ({kv_gb:.0f} GB) are negligible: from what batch size on is a decode step compute-bound?",
+              "教学模型（8B，BF16）跑在教学 GPU 上，上下文短到 KV 读取（{kv_gb:.0f} GB）可以忽略：批大小从多少开始，一步 decode 会变成受算力限制？"),
+             ("Memory time is fixed (one read of the weights); arithmetic grows with the batch. Set them equal.",
+              "访存时间是固定的（权重读一遍），计算时间随批大小增长。令两者相等。"),
+             ("$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$ gives **{flip:.0f}** requests. With a KV cache per request the "
+              "memory time grows with the batch too, and the step may never flip.",
+              "$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$，解得 **{flip:.0f}** 个请求。如果每个请求还带着自己的 KV cache，访存时间也会随批大小增长，这一步就可能永远不翻转。"),
+             flip=True),
+
+        _num("rv_ov_q3", KEY, "ov-batching", "self-check",
+             {"kv_gb": Param(0.3, "GB", 0.1, 2.0), "mem_gb": Param(c.h100_mem / units.GB, "GB", 24, 192, integer=True)},
+             _ov3, "batch",
+             ("The teaching model's weights and one KV cache of {kv_gb:.2f} GB per request must fit in {mem_gb:.0f} GB. "
+              "What is the largest batch?",
+              "教学模型的权重，加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。批大小最大能到多少？"),
+             ("Subtract the weights, divide by the KV per request, round down.", "先减去权重，再除以每个请求的 KV，向下取整。"),
+             ("({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB, rounded down: **{batch:.0f}** requests.",
+              "({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB，向下取整：**{batch:.0f}** 个请求。")),
+
+        _num("rv_ov_q4", KEY, "ov-server", "interview",
+             {"gbit": Param(400, "Gb/s", 100, 800, integer=True), "size_gb": Param(10, "GB", 1, 100, integer=True)},
+             lambda gbit, size_gb: {"s": Answer(size_gb * units.GB / units.bits_to_bytes(gbit * 1e9), "s"),
+                                    "bytes_gb": Answer(units.bits_to_bytes(gbit * 1e9) / units.GB, "GB/s"),
+                                    "bpb": Answer(units.BITS_PER_BYTE, "bits", rel_tol=0)},
+             "s",
+             ("A network card is sold as {gbit:.0f} Gb/s per direction. How many seconds does it take to send {size_gb:.0f} GB?",
+              "一块网卡标称单向 {gbit:.0f} Gb/s。发送 {size_gb:.0f} GB 要多少秒？"),
+             ("Gb is gigabits: divide by {bpb:.0f} for bytes.", "Gb 是比特而不是字节：除以 {bpb:.0f} 才是字节数。"),
+             ("{gbit:.0f} Gb/s = {bytes_gb:.0f} GB/s, so {size_gb:.0f} GB take **{s:.2f} s**.",
+              "{gbit:.0f} Gb/s = {bytes_gb:.0f} GB/s，所以 {size_gb:.0f} GB 需要 **{s:.2f} s**。")),
+
+        _mc("rv_ov_q5", KEY, "ov-request", "interview",
+            ("At batch one, which change shortens a decode step of a large model the most?",
+             "只 decode 一个请求时，下面哪项改动最能缩短大模型一步 decode 的时间？"),
+            (("Twice the peak FLOP/s", "峰值算力翻倍"), ("Twice the memory bandwidth", "显存带宽翻倍"),
+             ("A faster CPU", "更快的 CPU")), 1,
+            ("The step reads every weight once and does two FLOP per weight: far below the ridge point, so it is "
+             "bandwidth-bound and only more bytes per second shorten it.",
+             "每一步都把全部权重读一遍，每个权重只做两次浮点运算，远低于屋脊点，所以受带宽限制：只有每秒读更多字节，它才会变快。"),
+            ("Compare FLOP per byte of the step with the GPU's ridge point.", "比较这一步每字节的运算量和 GPU 的屋脊点。")),
+
+        _mc("rv_ov_q6", KEY, "ov-batching", "self-check",
+            ("Why does batching make decode cheaper per token?", "为什么组 batch 能降低每个 token 的 decode 成本？"),
+            (("The weights are read once for the whole batch", "整个 batch 共用一次权重读取"),
+             ("Each request's KV cache gets smaller", "每个请求的 KV cache 变小了"),
+             ("The GPU clock rises", "GPU 频率升高了")), 0,
+            ("The weight bytes are shared by every request of the step; the KV bytes are not, which is why batching stops "
+             "helping once KV dominates.",
+             "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，批大小再往上加也帮不上忙了。"),
+            ("What does each step read, and what of it is shared?", "每一步读了什么？其中哪些是共享的？")),
+    ]

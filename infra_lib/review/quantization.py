@@ -1,0 +1,93 @@
+"""Chapter 9's questions: bits, savings, block scales and accuracy (09_quantization).
+
+Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
+from .. import models, quantization, units
+from ..exercises import Answer, Param
+from .core import Question, _mc, _num, common
+
+FILE = "09_quantization"   # the chapter these questions test: its file in _toc.yml
+KEY = "ch9"   # in the ids of its questions (rv_ch9_q1) and the review's label for them (rv-ch9)
+
+
+def questions() -> list[Question]:
+    """The questions that test 09_quantization (reads the registry)."""
+    c = common()
+    return [
+        _num("rv_ch9_q1", KEY, "ch9-bits", "interview",
+             {"params_b": Param(70, "billion parameters", 7, 400, integer=True), "bits": Param(4.25, "bits per value", 3, 16)},
+             lambda params_b, bits: {"gb": Answer(quantization.weight_B_at_bits(params_b * 1e9, bits) / units.GB, "GB"),
+                                     "bpb": Answer(units.BITS_PER_BYTE, "bits", rel_tol=0),
+                                     "bf16": Answer(models.weight_B(params_b * 1e9) / units.GB, "GB")},
+             "gb",
+             ("A {params_b:.0f}B model is stored at {bits:.2f} bits per weight (scales included). How many GB do its weights take?",
+              "一个 {params_b:.0f}B 的模型以每个权重 {bits:.2f} 位（含缩放因子）存储。权重占多少 GB？"),
+             ("Parameters × bits / {bpb:.0f}.", "参数量 × 位数 / {bpb:.0f}。"),
+             ("**{gb:,.1f} GB**, against {bf16:,.0f} GB in BF16.", "**{gb:,.1f} GB**，BF16 则是 {bf16:,.0f} GB。")),
+
+        _num("rv_ch9_q2", KEY, "ch9-savings", "self-check",
+             {"bits": Param(4.5, "bits per value", 3, 16), "bw": Param(c.h100_bw, "TB/s", 1e12, 8e12, scale=1e12),
+              "params_b": Param(70, "billion parameters", 7, 400, integer=True), "bf16": Param(16, "bits")},
+             lambda bits, bw, params_b, bf16: {"gain": Answer(bf16 / bits, "×"),
+                                       "tok": Answer(quantization.decode_ceiling_at_bits_tok_s(params_b * 1e9, bits, bw), "tokens/s")},
+             "gain",
+             ("Weights go from BF16 to {bits:.2f} bits each. By how much does the batch-one decode ceiling of a {params_b:.0f}B "
+              "model rise, if the KV cache is negligible?",
+              "权重从 BF16 改为每个 {bits:.2f} 位。KV cache 忽略不计时，一个 {params_b:.0f}B 模型单请求 decode 的上限变成原来的多少倍？"),
+             ("The ceiling is bandwidth over weight bytes.", "上限是带宽除以权重字节数。"),
+             ("{bf16:.0f} bits / {bits:.2f} = **{gain:.2f}×**, {tok:,.0f} tokens/s at {bw:.2f} TB/s.",
+              "{bf16:.0f} 位 / {bits:.2f} = **{gain:.2f}×**，在 {bw:.2f} TB/s 下每秒 {tok:,.0f} 个 token。")),
+
+        _num("rv_ch9_q3", KEY, "ch9-bits", "interview",
+             {"block": Param(16, "values", 8, 128, integer=True), "sc": Param(8, "bits", 8, 16, integer=True), "el": Param(4, "bits")},
+             lambda block, sc, el: {"overhead": Answer(sc / block / el, "fraction"), "bits": Answer(quantization.bits_per_param(int(el), sc, block), "bits")},
+             "overhead",
+             ("A {el:.0f}-bit format shares one {sc:.0f}-bit scale per block of {block:.0f} values. "
+              "What is the scale's overhead relative to the {el:.0f}-bit elements?",
+              "一种 {el:.0f} 位格式每 {block:.0f} 个值共享一个 {sc:.0f} 位缩放因子。缩放因子相对 {el:.0f} 位元素的额外开销是多少？"),
+             ("Scale bits per value over element bits.", "每个值分摊到的缩放位数除以元素位数。"),
+             ("{sc:.0f} / {block:.0f} / {el:.0f} = **{overhead:.1%}** ({bits:.3f} bits per value). Smaller blocks fit outliers "
+              "better but cost more bits: the trade-off flips with the block size.",
+              "{sc:.0f} / {block:.0f} / {el:.0f} = **{overhead:.1%}**（每个值 {bits:.3f} 位）。块越小越能贴合离群值，但位数开销越大：取舍随块大小翻转。"),
+             flip=True),
+
+        _num("rv_ch9_q4", KEY, "ch9-savings", "self-check",
+             {"kv_gb": Param(40, "GB", 1, 200), "w_gb": Param(35, "GB", 5, 200)},
+             lambda kv_gb, w_gb: {"share": Answer(kv_gb / (kv_gb + w_gb), "fraction"), "half": Answer(kv_gb / 2, "GB"),
+                                  "gain": Answer((kv_gb + w_gb) / (kv_gb / 2 + w_gb), "×")},
+             "gain",
+             ("A batched decode step reads {w_gb:.0f} GB of quantized weights and {kv_gb:.0f} GB of KV cache. Halving the KV "
+              "bytes (FP8 KV), how much faster is the step if it stays bandwidth-bound?",
+              "一个 batch 的一步 decode 要读 {w_gb:.0f} GB 的量化权重和 {kv_gb:.0f} GB 的 KV cache。把 KV 字节减半（FP8 KV），如果这一步仍受带宽限制，速度变成原来的多少倍？"),
+             ("Time is proportional to bytes read.", "时间与读取的字节数成正比。"),
+             ("KV is {share:.0%} of the bytes; ({w_gb:.0f} + {kv_gb:.0f}) / ({w_gb:.0f} + {half:.1f}) = **{gain:.2f}×**.",
+              "KV 占字节数的 {share:.0%}；({w_gb:.0f} + {kv_gb:.0f}) / ({w_gb:.0f} + {half:.1f}) = **{gain:.2f}×**。")),
+
+        _mc("rv_ch9_q5", KEY, "ch9-compute", "interview",
+            ("Why does weight-only quantization speed up decode more than prefill?", "为什么只量化权重时，decode 得到的加速比预填充大？"),
+            (("Decode is bandwidth-bound; prefill is compute-bound", "decode 受带宽限制，预填充受算力限制"),
+             ("Prefill does not use the weights", "预填充不用权重"), ("Decode uses FP4 Tensor Cores", "decode 用的是 FP4 Tensor Core")), 0,
+            ("Fewer weight bytes shorten a memory-bound step; prefill's matmuls are above the ridge, and dequantizing weights "
+             "to BF16 does not reduce their FLOP.", "权重字节少了，访存受限的步骤就快了；预填充的矩阵乘在屋脊点以上，把权重反量化回 BF16 并不减少运算量。"),
+            ("Which phase is below the ridge point?", "哪个阶段在屋脊点以下？")),
+
+        _mc("rv_ch9_q6", KEY, "ch9-accuracy", "self-check",
+            ("What do block scales (MXFP4, NVFP4) protect against?", "块缩放因子（MXFP4、NVFP4）防的是什么？"),
+            (("One outlier forcing a coarse scale on the whole tensor", "一个离群值逼得整个张量的缩放因子变大、量化变粗"),
+             ("Bit flips in memory", "内存中的位翻转"), ("Overflow of the accumulator", "累加器溢出")), 0,
+            ("With a scale per small block, an outlier only coarsens its own block; the rest keep fine steps.",
+             "每个小块各有一个缩放因子，离群值只会让它所在的那一块变粗，其余块仍保持精细的量化步长。"),
+            ("What does a single per-tensor scale have to cover?", "整个张量只用一个缩放因子时，它要覆盖什么？")),
+
+        _num("rv_ch9_q7", KEY, "ch9-accuracy", "self-check",
+             {"bits": Param(4, "bits", 2, 8, integer=True)},
+             lambda bits: {"qmax": Answer(quantization.int_qmax(bits), "codes", rel_tol=0),
+                           "levels": Answer(2 * quantization.int_qmax(bits) + 1, "codes", rel_tol=0)},
+             "qmax",
+             ("Symmetric signed INT{bits:.0f} quantization maps the largest magnitude of a group to the largest code. What is "
+              "that code?",
+              "对称有符号 INT{bits:.0f} 量化把一组数里绝对值最大的那个映射到最大的码值。这个码值是多少？"),
+             ("Half the codes are negative; symmetric quantization leaves the most negative one unused.",
+              "一半的码值是负数；对称量化不用最小的那个负码值。"),
+             ("**{qmax:.0f}**: the codes run from minus {qmax:.0f} to {qmax:.0f}, {levels:.0f} levels in all.",
+              "**{qmax:.0f}**：码值从负 {qmax:.0f} 到 {qmax:.0f}，共 {levels:.0f} 级。")),
+    ]
