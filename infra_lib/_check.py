@@ -9,7 +9,10 @@ import difflib
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import re
+import types
+import typing
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Any, ParamSpec, TypeVar
 
@@ -57,6 +60,24 @@ def fraction(name: str, value: object) -> float:
     value = _number(name, value, "(a fraction between 0 and 1)")
     if not 0 < value <= 1:
         raise ValueError(f"{name} must be a fraction in (0, 1], e.g. 0.7 for 70%, got {value:g}")
+    return value
+
+
+def share(name: str, value: object, what: str = "a fraction between 0 and 1", below_one: bool = False) -> float:
+    """A share that may be 0: 0 <= value <= 1, or 0 <= value < 1 with ``below_one`` (a share kept
+    back, where all of it would leave nothing). ``what`` says what the share is of.
+
+    >>> share("alpha", 0.5, "the share of the range moved")
+    0.5
+    >>> share("overhead_fraction", 1, "a share of each GPU's memory kept back", below_one=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: overhead_fraction must be at least 0 and below 1 (a share of each GPU's memory kept back), got 1
+    """
+    value = _number(name, value, f"{'[0, 1)' if below_one else '[0, 1]'} ({what})")
+    if value < 0 or value > 1 or (below_one and value == 1):
+        upper = "below 1" if below_one else "at most 1"
+        raise ValueError(f"{name} must be at least 0 and {upper} ({what}), got {value:g}")
     return value
 
 
@@ -205,7 +226,6 @@ def finite(fn: Callable[P, R]) -> Callable[P, R]:
 
     def _check_objects(bound: inspect.BoundArguments) -> None:
         if not hints:
-            import typing
             try:
                 hints.append(typing.get_type_hints(fn))
             except Exception:           # pragma: no cover - an unresolvable hint: no checks
@@ -239,12 +259,10 @@ def finite(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 def _names_any(message: str, names: Sequence[str]) -> bool:
-    import re
     return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", message) for n in names)
 
 
 def _library_classes(hint: object) -> tuple[type, ...]:
-    import typing
     if isinstance(hint, type) and hint.__module__.startswith("infra_lib"):
         return (hint,)
     if typing.get_origin(hint) is None:
@@ -254,9 +272,6 @@ def _library_classes(hint: object) -> tuple[type, ...]:
 
 def _check_argument(name: str, value: object, hint: object) -> None:
     """The type checks :func:`finite` makes from a parameter's hint (objects and sequences)."""
-    import collections.abc as abc
-    import types
-    import typing
     if hint is None:
         return
     origin = typing.get_origin(hint)
@@ -268,8 +283,8 @@ def _check_argument(name: str, value: object, hint: object) -> None:
         return
     for option in options:
         o = typing.get_origin(option)
-        if o in (list, tuple, abc.Sequence, abc.Iterable, abc.Collection):
-            if isinstance(value, (str, bytes)) or not isinstance(value, abc.Iterable):
+        if o in (list, tuple, Sequence, Iterable, Collection):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
                 raise TypeError(f"{name} must be a sequence (a list or a tuple), got {_show(value)} "
                                 f"({type(value).__name__})")
             inner = _library_classes(option)
@@ -285,15 +300,12 @@ def _check_argument(name: str, value: object, hint: object) -> None:
 
 @functools.lru_cache(maxsize=None)
 def _field_hints(cls: type) -> tuple[tuple[str, object], ...]:
-    import typing
     hints = typing.get_type_hints(cls)
     return tuple((f.name, hints.get(f.name, Any)) for f in dataclasses.fields(cls))
 
 
 def _matches(value: object, hint: object) -> bool | None:
     """Whether ``value`` fits a simple type hint; None when the hint is too complex to say."""
-    import types
-    import typing
     if hint is Any or hint is object:
         return True
     if hint is None or hint is type(None):
@@ -337,7 +349,6 @@ def fields(obj: object) -> None:
 
 def _describe(hint: object) -> str:
     """'a number', 'a string or None', 'a Source'... for a message."""
-    import typing
     words = {int: "a number", float: "a number", str: "a string", bool: "True or False",
              type(None): "None", None: "None"}
     parts: list[str] = []

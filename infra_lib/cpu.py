@@ -1,4 +1,4 @@
-"""The CPU in an AI server: pipelines, caches, SIMD and AMX, memory and NUMA, kernel launches.
+"""The CPU in an AI server: pipelines, caches, SIMD and AMX, memory and NUMA, feeding tokens.
 
 Small formulas, each with its source:
 
@@ -11,7 +11,9 @@ Small formulas, each with its source:
   cycle with fused multiply-add (FMA).
 - DRAM bandwidth = channels x bytes per transfer x transfers per second
   (:func:`infra_lib.memory.dram_bandwidth_Bps`).
-- Kernel launches: what the gap between an eager and a CUDA-graph decode step implies.
+
+The CPU's other job in chapter 2, launching kernels (eager against CUDA graphs), is
+:mod:`infra_lib.launch`.
 
 Registry values come from ``data/registry/`` (``intel_xeon.toml``, ``nvidia_grace.toml``,
 ``teaching.toml``); nothing derivable is stored.
@@ -19,17 +21,9 @@ Registry values come from ``data/registry/`` (``intel_xeon.toml``, ``nvidia_grac
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from . import _check, hardware, measurements, memory, units
+from . import _check, hardware, memory
 
 FLOP_PER_FMA = 2  # one multiply and one add
-
-
-def _share(name: str, value: float, what: str = "(a fraction between 0 and 1)") -> float:
-    """A fraction that may be 0: 0 <= value <= 1."""
-    value = _check.non_negative(name, value, what)
-    if value > 1:
-        raise ValueError(f"{name} must be a fraction between 0 and 1, e.g. 0.05 for 5%, got {value:g}")
-    return value
 
 
 # ---- clocks and cycles --------------------------------------------------------------------
@@ -77,8 +71,8 @@ def cpi_with_branches(base_cpi: float, branch_fraction: float, mispredict_rate: 
     2.0
     """
     base = _check.positive("base_cpi", base_cpi, "cycles per instruction")
-    f = _share("branch_fraction", branch_fraction)
-    m = _share("mispredict_rate", mispredict_rate)
+    f = _check.share("branch_fraction", branch_fraction, "a share of instructions, e.g. 0.2 for 20%")
+    m = _check.share("mispredict_rate", mispredict_rate, "a share of branches, e.g. 0.05 for 5%")
     p = _check.non_negative("penalty_cycles", penalty_cycles, "cycles")
     return round(base + f * m * p, 12)
 
@@ -124,7 +118,7 @@ def amat(hit_time: float, miss_rate: float, miss_penalty: float) -> float:
     6.0
     """
     hit = _check.non_negative("hit_time", hit_time, "(a time, in any unit)")
-    m = _share("miss_rate", miss_rate)
+    m = _check.share("miss_rate", miss_rate, "a share of accesses, e.g. 0.05 for 5%")
     penalty = _check.non_negative("miss_penalty", miss_penalty, "(a time, in the unit of hit_time)")
     return hit + m * penalty
 
@@ -140,7 +134,7 @@ def served_fractions(miss_rates: Iterable[float]) -> list[float]:
     """
     reach, out = 1.0, []
     for i, m in enumerate(miss_rates):
-        m = _share(f"miss_rates[{i}]", m)
+        m = _check.share(f"miss_rates[{i}]", m, "a share of the accesses reaching that level")
         out.append(reach * (1 - m))
         reach *= m
     if not out:
@@ -252,12 +246,12 @@ def simd_flop_per_cycle(vector_bits: int, element_bits: int, fma_units: int) -> 
 
 
 @_check.finite
-def peak_flop_s(flop_per_cycle_per_core: float, cores: int, clock_hz: float) -> float:
-    """Peak FLOP/s = FLOP per cycle per core x cores x clock.
+def cores_peak_flop_s(flop_per_cycle_per_core: float, cores: int, clock_hz: float) -> float:
+    """Peak FLOP/s of CPU cores = FLOP per cycle per core x cores x clock (a GPU's is generations.peak_flop_s).
 
     Xeon 8480C socket, AVX-512 FP32 at the 2.0 GHz base clock: 64 x 56 x 2.0 GHz = 7.2 TFLOP/s.
 
-    >>> round(peak_flop_s(64, 56, 2.0e9) / 1e12, 2)
+    >>> round(cores_peak_flop_s(64, 56, 2.0e9) / 1e12, 2)
     7.17
     """
     return (_check.positive("flop_per_cycle_per_core", flop_per_cycle_per_core, "FLOP per cycle per core")
@@ -287,10 +281,10 @@ GRACE_PER_SUPERCHIP = 2   # the Grace CPU Superchip is two Grace CPUs joined by 
 
 
 @_check.finite
-def implied_clock_hz(peak_flop_s: float, flop_per_cycle_per_core: float, cores: int) -> float:
+def implied_core_clock_hz(peak_flop_s: float, flop_per_cycle_per_core: float, cores: int) -> float:
     """The clock a published peak was computed at: peak / (FLOP per cycle per core x cores).
 
-    >>> round(implied_clock_hz(7.1e12, 16, 144) / 1e9, 2)
+    >>> round(implied_core_clock_hz(7.1e12, 16, 144) / 1e9, 2)
     3.08
     """
     return (_check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
@@ -315,7 +309,7 @@ def grace_implied_clock_hz() -> float:
     >>> round(grace_implied_clock_hz() / 1e9, 2)
     3.08
     """
-    return implied_clock_hz(hardware.value("grace", "superchip_fp64_flop_s"), grace_fp64_flop_per_cycle(),
+    return implied_core_clock_hz(hardware.value("grace", "superchip_fp64_flop_s"), grace_fp64_flop_per_cycle(),
                             GRACE_PER_SUPERCHIP * int(hardware.value("grace", "cores")))
 
 
@@ -351,10 +345,10 @@ def xeon_grace_h100_peaks(clock_hz: float | None = None) -> list[Peak]:
     amx = x("amx_bf16_flop_per_cycle")
     g = lambda name: hardware.value("grace", name)
     return [
-        Peak("xeon_core_avx512", peak_flop_s(avx, 1, x("max_turbo_hz")), "FP32", x("max_turbo_hz"), "cpu"),
-        Peak("xeon_avx512", peak_flop_s(avx, cores, clock), "FP32", clock, "cpu"),
-        Peak("xeon_amx", peak_flop_s(amx, cores, clock), "BF16", clock, "cpu"),
-        Peak("grace_sve2", peak_flop_s(grace_sve2_flop_per_cycle(), int(g("cores")), grace_implied_clock_hz()),
+        Peak("xeon_core_avx512", cores_peak_flop_s(avx, 1, x("max_turbo_hz")), "FP32", x("max_turbo_hz"), "cpu"),
+        Peak("xeon_avx512", cores_peak_flop_s(avx, cores, clock), "FP32", clock, "cpu"),
+        Peak("xeon_amx", cores_peak_flop_s(amx, cores, clock), "BF16", clock, "cpu"),
+        Peak("grace_sve2", cores_peak_flop_s(grace_sve2_flop_per_cycle(), int(g("cores")), grace_implied_clock_hz()),
              "FP32", grace_implied_clock_hz(), "cpu"),
         Peak("h100_fp32", hardware.value("h100_sxm5", "peak_flop_s_fp32"), "FP32", 0.0, "gpu"),
         Peak("h100_bf16", hardware.value("h100_sxm5", "peak_flop_s"), "BF16", 0.0, "gpu"),
@@ -392,7 +386,7 @@ def numa_latency_s(local_s: float, remote_ratio: float, remote_fraction: float) 
     ratio = _check.positive("remote_ratio", remote_ratio, "(remote latency / local latency)")
     if ratio < 1:
         raise ValueError(f"remote_ratio must be at least 1 (remote memory is not faster than local), got {ratio:g}")
-    r = _share("remote_fraction", remote_fraction)
+    r = _check.share("remote_fraction", remote_fraction, "a share of DRAM accesses")
     return local * ((1 - r) + ratio * r)
 
 
@@ -408,7 +402,7 @@ def transfer_time_s(size_B: float, rate_Bps: float) -> float:
     return _check.non_negative("size_B", size_B, "bytes") / _check.positive("rate_Bps", rate_Bps, "bytes/s")
 
 
-# ---- the CPU's jobs: feeding tokens, launching kernels -------------------------------------
+# ---- the CPU's jobs: feeding tokens (launching kernels: infra_lib.launch) -----------------
 
 @_check.finite
 def share_of_capacity(demand_per_s: float, capacity_per_s: float) -> float:
@@ -441,243 +435,3 @@ def training_feed_Bps(forward_tokens_per_s: float, gpus: int, bytes_per_token: f
     b = _check.positive("bytes_per_token", bytes_per_token, "bytes per token")
     r = _check.positive("train_over_forward", train_over_forward, "(training cost / forward cost per token)")
     return n * f / r * b
-
-
-@_check.finite
-def implied_launches(eager_step_s: float, graph_step_s: float, eager_launch_s: float,
-                     graph_launch_s: float) -> float:
-    """How many kernel launches the gap between an eager and a CUDA-graph step corresponds to.
-
-    n = (t_eager - t_graph) / (c_eager - c_graph): equation eq-launch-serial in chapter 2, solved for n.
-
-    It assumes that (1) the whole gap is launch cost, (2) every kernel of the step costs the CPU
-    what a tiny op costs, and (3) no launch overlaps GPU work: the GPU waits for each one. If some
-    launches hide behind running kernels, more of them are needed to make the same gap, so under
-    (1) and (2) the estimate is a lower bound on the kernel count.
-
-    The H200 measurement, rounded: (6.462 - 5.137) ms / (7.07 - 1.17) us = 225 launches (224 from
-    the unrounded timings, see :func:`h200_launch_readings`).
-
-    >>> round(implied_launches(6.462e-3, 5.137e-3, 7.07e-6, 1.17e-6))
-    225
-    """
-    te = _check.positive("eager_step_s", eager_step_s, "s")
-    tg = _check.positive("graph_step_s", graph_step_s, "s")
-    ce = _check.positive("eager_launch_s", eager_launch_s, "s")
-    cg = _check.non_negative("graph_launch_s", graph_launch_s, "s")
-    if te < tg:
-        raise ValueError(f"eager_step_s ({te:g} s) must be at least graph_step_s ({tg:g} s)")
-    if ce <= cg:
-        raise ValueError(f"eager_launch_s ({ce:g} s) must be greater than graph_launch_s ({cg:g} s)")
-    return (te - tg) / (ce - cg)
-
-
-@dataclass(frozen=True)
-class LaunchModel:
-    """A step of ``kernels`` kernels doing ``gpu_s`` of GPU work, launched eagerly or from a graph.
-
-    Two limits bracket the truth: *serial* (the GPU waits for every launch: t = gpu + n x c,
-    equation eq-launch-serial in chapter 2) and *overlapped* (the CPU runs ahead while kernels
-    execute: t = max(n x c, gpu + tail), equation eq-launch-overlap). ``tail_s`` is what an eager
-    step costs beyond its GPU work even when the CPU keeps ahead (0 by default).
-    """
-    kernels: float
-    eager_launch_s: float
-    graph_launch_s: float
-    gpu_s: float
-    tail_s: float = 0.0
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-        _check.non_negative("kernels", self.kernels, "kernels")
-        _check.positive("eager_launch_s", self.eager_launch_s, "s")
-        _check.non_negative("graph_launch_s", self.graph_launch_s, "s")
-        _check.positive("gpu_s", self.gpu_s, "s")
-        _check.non_negative("tail_s", self.tail_s, "s")
-
-    @property
-    def eager_cpu_s(self) -> float:
-        return self.kernels * self.eager_launch_s
-
-    @property
-    def graph_cpu_s(self) -> float:
-        return self.kernels * self.graph_launch_s
-
-    @property
-    def eager_serial_s(self) -> float:
-        return self.gpu_s + self.eager_cpu_s
-
-    @property
-    def graph_serial_s(self) -> float:
-        return self.gpu_s + self.graph_cpu_s
-
-    @property
-    def eager_overlapped_s(self) -> float:
-        return overlapped_step_s(self.eager_cpu_s, self.gpu_s, self.tail_s)
-
-    @property
-    def graph_overlapped_s(self) -> float:
-        return overlapped_step_s(self.graph_cpu_s, self.gpu_s)
-
-    @property
-    def lost_share_serial(self) -> float:
-        """Share of the eager step the GPU spends waiting for launches (serial limit)."""
-        return self.eager_cpu_s / self.eager_serial_s
-
-    @property
-    def cpu_bound_below_s(self) -> float:
-        """GPU step time below which the CPU is the bottleneck even with perfect overlap."""
-        return self.eager_cpu_s
-
-
-@_check.finite
-def serial_step_s(graph_step_s: float, kernels: float, eager_launch_s: float, graph_launch_s: float) -> float:
-    """The serial reading of an eager step: the graph step plus each kernel's extra launch cost.
-
-    t_eager = t_graph + n x (c_eager - c_graph): equation eq-launch-serial in chapter 2 (the GPU
-    waits for every launch, so the gap between eager and graph grows with the kernel count and
-    does not depend on how long the kernels run).
-
-    >>> round(serial_step_s(5.137e-3, 224, 7.07e-6, 1.17e-6) * 1e3, 3)
-    6.459
-    """
-    g = _check.positive("graph_step_s", graph_step_s, "s")
-    n = _check.non_negative("kernels", kernels, "kernels")
-    ce = _check.positive("eager_launch_s", eager_launch_s, "s")
-    cg = _check.non_negative("graph_launch_s", graph_launch_s, "s")
-    return g + n * (ce - cg)
-
-
-@_check.finite
-def overlapped_step_s(cpu_issue_s: float, gpu_s: float, tail_s: float = 0.0) -> float:
-    """The overlapped reading of a step: the CPU issues kernels while earlier ones run.
-
-    t = max(t_issue, t_gpu + tail): equation eq-launch-overlap in chapter 2. The step lasts as long
-    as the slower of the CPU issuing the kernels and the GPU running them; ``tail_s`` is what the
-    eager step costs beyond the GPU's work even when the CPU keeps ahead.
-
-    >>> overlapped_step_s(6.5e-3, 5.1e-3), overlapped_step_s(6.5e-3, 10.7e-3, 0.7e-3)
-    (0.0065, 0.0114)
-    """
-    cpu_s = _check.non_negative("cpu_issue_s", cpu_issue_s, "s")
-    gpu = _check.positive("gpu_s", gpu_s, "s")
-    tail = _check.non_negative("tail_s", tail_s, "s")
-    return round(max(cpu_s, gpu + tail), 15)
-
-
-# One kernel per operation of a Llama-style decoder layer run eagerly, as the H200 run's model is
-# shaped (separate q, k, v, gate and up projections; no RoPE). RMSNorm is one kernel when fused
-# (torch.nn.functional.rms_norm) and eight in the textbook form of Hugging Face's LlamaRMSNorm
-# (cast to float32, pow, mean, add eps, rsqrt, multiply, cast back, multiply by the weight).
-LAYER_OPS = ("rms_norm", "q_proj", "k_proj", "v_proj", "k_cache_write", "v_cache_write", "attention",
-             "o_proj", "residual_add", "rms_norm", "gate_proj", "up_proj", "silu", "mul", "down_proj",
-             "residual_add")
-RMS_NORM_UNFUSED_KERNELS = 8
-STEP_OPS = ("embedding", "rms_norm", "lm_head", "argmax")   # around the layers
-
-
-@_check.finite
-def eager_step_kernels(layers: int, fused_norm: bool = True) -> int:
-    """Kernels one eager decode step launches, one per operation of :data:`LAYER_OPS` and :data:`STEP_OPS`.
-
-    A count from the layer's structure, not a measurement: a framework may fuse more (fewer
-    kernels) or add copies and casts (more). A profiler's trace of one step settles it.
-
-    >>> eager_step_kernels(32), eager_step_kernels(32, fused_norm=False)
-    (516, 971)
-    """
-    n = _check.count("layers", layers, "layers")
-    norm = 1 if _check.flag("fused_norm", fused_norm) else RMS_NORM_UNFUSED_KERNELS
-    per_layer = len(LAYER_OPS) + (norm - 1) * LAYER_OPS.count("rms_norm")
-    return n * per_layer + len(STEP_OPS) + (norm - 1) * STEP_OPS.count("rms_norm")
-
-
-@dataclass(frozen=True)
-class LaunchReading:
-    """One measured decode step against what the serial and the overlapped readings predict."""
-    batch: int
-    context: int
-    graph_s: float
-    eager_s: float
-    serial_s: float
-    overlapped_s: float
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-
-    @property
-    def gap_s(self) -> float:
-        return self.eager_s - self.graph_s
-
-    @property
-    def serial_error(self) -> float:
-        return (self.serial_s - self.eager_s) / self.eager_s
-
-    @property
-    def overlapped_error(self) -> float:
-        return (self.overlapped_s - self.eager_s) / self.eager_s
-
-
-@dataclass(frozen=True)
-class LaunchFit:
-    """The two readings of the H200 decode sweep, each fitted to two end points of the sweep.
-
-    Serial: ``kernels_serial`` from the batch-1 gap (:func:`implied_launches`). Overlapped:
-    ``cpu_issue_s`` = the batch-1 eager step (the smallest GPU time: CPU-bound under this reading),
-    ``tail_s`` = the gap at the largest batch (the longest GPU time: surely GPU-bound).
-    """
-    eager_launch_s: float
-    graph_launch_s: float
-    kernels_serial: float
-    cpu_issue_s: float
-    tail_s: float
-    points: tuple[LaunchReading, ...]
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-
-    @property
-    def kernels_at_issue(self) -> float:
-        """Kernels the CPU issue time amounts to if each costs what a tiny op costs eagerly."""
-        return self.cpu_issue_s / self.eager_launch_s
-
-
-@_check.finite
-def h200_launch_readings(run: str = measurements.RUN) -> LaunchFit:
-    """Both readings of the eager step fitted to the H200 run and evaluated at every measured point.
-
-    >>> f = h200_launch_readings()
-    >>> round(f.kernels_serial), round(f.cpu_issue_s * 1e3, 2), round(f.tail_s * 1e3, 2)
-    (224, 6.46, 0.66)
-    >>> [(p.batch, round(p.serial_s * 1e3, 2), round(p.overlapped_s * 1e3, 2)) for p in f.points][-1]
-    (128, 12.04, 11.37)
-    """
-    ladder = measurements.load(run, name="ladder")
-    ce, cg = ladder["tiny_op_eager_us"] * units.US, ladder["tiny_op_graph_us"] * units.US
-    rows = sorted(measurements.load(run)["decode"], key=lambda r: (r["s_graph"], r["batch"], r["ctx"]))
-    first, last = rows[0], rows[-1]
-    n = implied_launches(first["s_eager"], first["s_graph"], ce, cg)
-    issue, tail = first["s_eager"], last["s_eager"] - last["s_graph"]
-    points = tuple(LaunchReading(int(r["batch"]), int(r["ctx"]), r["s_graph"], r["s_eager"],
-                                 serial_step_s(r["s_graph"], n, ce, cg),
-                                 overlapped_step_s(issue, r["s_graph"], tail)) for r in rows)
-    return LaunchFit(ce, cg, n, issue, tail, points)
-
-
-@_check.finite
-def h200_launch_model(batch: int = 1, context: int = 1000) -> LaunchModel:
-    """The H200 decode step at (``batch``, ``context``) as a :class:`LaunchModel`, overlapped reading.
-
-    Kernels: the batch-1 eager step (the CPU's issue time) over the eager cost of a tiny op;
-    GPU time: the measured CUDA-graph step; tail: the eager-graph gap at the largest batch
-    (:func:`h200_launch_readings`). Its overlapped limit reproduces the measured eager step at
-    batch 1 and 128; its serial limit shows what the same kernels would cost if none overlapped.
-
-    >>> m = h200_launch_model()
-    >>> round(m.kernels), round(m.gpu_s * 1e3, 2), round(m.eager_overlapped_s * 1e3, 2), round(m.eager_serial_s * 1e3, 2)
-    (913, 5.14, 6.46, 11.6)
-    """
-    fit = h200_launch_readings()
-    step = measurements.decode_check(batch, context)
-    return LaunchModel(kernels=fit.kernels_at_issue, eager_launch_s=fit.eager_launch_s,
-                       graph_launch_s=fit.graph_launch_s, gpu_s=step.measured_graph_s, tail_s=fit.tail_s)

@@ -2,14 +2,14 @@
 saved across the H200 decode sweep, and the bytes a compiler saves by fusing an elementwise chain.
 
 The launch model itself (the serial and the overlapped readings of an eager step) is chapter 2's,
-in :mod:`infra_lib.cpu`; this module asks the framework's questions of it. Sources: E. Z. Yang,
+in :mod:`infra_lib.launch`; this module asks the framework's questions of it. Sources: E. Z. Yang,
 "PyTorch internals" (2019) for the path of one operator; the PyTorch 2 paper (Ansel et al., ASPLOS
 2024) for TorchDynamo and TorchInductor; the course's H200 measurements for every timing.
 """
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import _check, cpu, measurements
+from . import _check, launch, measurements
 
 # The GPT-2 "new GELU" written out as eager PyTorch evaluates it, one kernel per operator:
 # 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3))). Each entry: (operator, full-size
@@ -116,14 +116,14 @@ class GraphSaving:
 def h200_graph_savings(run: str = measurements.RUN) -> list[GraphSaving]:
     """Every decode step of the H200 sweep with what CUDA graphs saved, sorted by GPU work.
 
-    The CPU issue time is chapter 2's overlapped fit (:func:`infra_lib.cpu.h200_launch_readings`):
+    The CPU issue time is chapter 2's overlapped fit (:func:`infra_lib.launch.h200_launch_readings`):
     the batch-1 eager step, 6.46 ms.
 
     >>> s = h200_graph_savings()
     >>> [(p.batch, round(p.saved_s * 1e3, 2), p.cpu_bound) for p in s][:2]
     [(1, 1.32, True), (1, 1.46, True)]
     """
-    fit = cpu.h200_launch_readings(run)
+    fit = launch.h200_launch_readings(run)
     return [GraphSaving(p.batch, p.context, p.graph_s, p.eager_s, fit.cpu_issue_s) for p in fit.points]
 
 

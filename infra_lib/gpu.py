@@ -23,6 +23,9 @@ from . import _check, generations, hardware, measurements, occupancy, units
 # the chapter's widget. NVIDIA does not publish a figure.
 TEACHING_HBM_LATENCY_S = 600e-9
 
+REGISTER_B = 4          # one register: 32 bits (the registry counts 32-bit registers per SM)
+FMA_OPERANDS = 3        # an FMA a x b + c reads three registers
+
 
 # ---- warps and divergence ----------------------------------------------------------------
 
@@ -121,33 +124,13 @@ def expected_branch_efficiency(p_taken: float, then_cycles: float, else_cycles: 
 
 # ---- occupancy and Little's law ----------------------------------------------------------
 
-@dataclass(frozen=True)
-class SMLimits:
-    """What one SM can hold at once (H100: CUDA compute capability 9.0)."""
-    warp_size: int
-    max_warps: int
-    max_threads: int
-    max_blocks: int
-    registers: int
-    max_registers_per_thread: int
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-
-    @classmethod
-    def from_registry(cls, device: str = "h100_sxm5") -> "SMLimits":
-        v = lambda name: int(hardware.value(device, name))
-        return cls(v("threads_per_warp"), v("max_warps_per_sm"), v("max_threads_per_sm"),
-                   v("max_blocks_per_sm"), v("registers_per_sm"), v("max_registers_per_thread"))
-
-
 @_check.finite
-def warps_per_sm(registers_per_thread: int, limits: SMLimits | None = None) -> int:
+def warps_per_sm(registers_per_thread: int, limits: occupancy.SMLimits | None = None) -> int:
     """Resident warps per SM when registers are the limit, as NVIDIA's occupancy calculator counts them.
 
-    ``limits`` defaults to the H100's (:meth:`SMLimits.from_registry`). Each warp's registers are
-    rounded up to the allocation unit (256) and each of the 4 sub-partitions holds whole warps
-    (:func:`infra_lib.occupancy.warps_by_registers`, chapter 5):
+    ``limits`` defaults to the H100's, compute capability 9.0 (:func:`infra_lib.occupancy.limits`).
+    Each warp's registers are rounded up to the allocation unit (256) and each of the 4
+    sub-partitions holds whole warps (:func:`infra_lib.occupancy.warps_by_registers`, chapter 5):
     min(max_warps, 4 x floor(registers / 4 / (ceil(r x 32 / 256) x 256))).
 
     H100: 65,536 registers per SM; at 128 registers per thread a warp needs 4,096, so 16 fit; at
@@ -156,13 +139,12 @@ def warps_per_sm(registers_per_thread: int, limits: SMLimits | None = None) -> i
     >>> warps_per_sm(32), warps_per_sm(96), warps_per_sm(128), warps_per_sm(255)
     (64, 20, 16, 8)
     """
-    lim = SMLimits.from_registry() if limits is None else limits
+    lim = occupancy.limits("9.0") if limits is None else limits
     r = _check.count("registers_per_thread", registers_per_thread, "registers")
     if r > lim.max_registers_per_thread:
         raise ValueError(f"registers_per_thread must be at most {lim.max_registers_per_thread}, got {r}")
-    cc = occupancy.limits("9.0")
-    per_warp = -(-r * lim.warp_size // cc.register_unit) * cc.register_unit
-    return min(lim.max_warps, cc.warp_granularity * (lim.registers // cc.warp_granularity // per_warp))
+    per_warp = -(-r * lim.warp_size // lim.register_unit) * lim.register_unit
+    return min(lim.max_warps, lim.warp_granularity * (lim.registers // lim.warp_granularity // per_warp))
 
 
 @_check.finite
@@ -242,8 +224,8 @@ def shared_memory_Bps_per_sm(clock_hz: float, banks: int = 32, bank_B: float = 4
 
 
 @_check.finite
-def register_operand_Bps_per_sm(fp32_lanes: int, clock_hz: float, operands: int = 3,
-                                bytes_per_operand: float = 4) -> float:
+def register_operand_Bps_per_sm(fp32_lanes: int, clock_hz: float, operands: int = FMA_OPERANDS,
+                                bytes_per_operand: float = REGISTER_B) -> float:
     """Register reads the FP32 units consume at peak: lanes x operands x bytes x clock.
 
     An FMA (a x b + c) reads three 32-bit registers. NVIDIA publishes no register-file bandwidth;

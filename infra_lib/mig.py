@@ -28,8 +28,6 @@ from dataclasses import dataclass
 
 from . import _check
 
-SOURCE = ("NVIDIA Multi-Instance GPU User Guide (r580): 'Supported MIG Profiles', Table 7 'GPU Instance "
-          "Profiles on H100'; placements from 'nvidia-smi mig -lgipp' in 'Getting Started with MIG'")
 MEMORY_SLICES = 8       # memory slices of an H100 (the placement axis of -lgipp)
 COMPUTE_SLICES = 7      # compute slices (1/7 of the SMs each)
 GPU_MEMORY_GB = 80      # the H100 80 GB this table describes

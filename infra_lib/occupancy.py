@@ -15,30 +15,23 @@ follows. Four limits, each a number of resident blocks per SM; the smallest wins
   allocation unit, then floor(shared memory per SM / that);
 - blocks: the SM's limit on resident blocks.
 
-The limits per compute capability are data (:data:`LIMITS`), each from the CUDA C++ Programming
-Guide's "Compute Capabilities" table (Technical Specifications per Compute Capability), the
-allocation units and granularities from ``cuda_occupancy.h``. Chapter 5 uses them.
+The limits per compute capability are registry data (``data/registry/software.toml``, one entry
+``cuda_cc_<major>_<minor>`` each, read by :func:`limits`): the CUDA C++ Programming Guide's
+"Compute Capabilities" table (Technical Specifications per Compute Capability), the allocation
+units and granularities from ``cuda_occupancy.h``. Chapters 3 and 5 use them.
 
 The Guide's own worked examples come out exactly (see :data:`WORKED_EXAMPLES`).
 """
 from dataclasses import dataclass
 
-from . import _check
+from . import _check, hardware
 
-WARP_SIZE = 32
-
-SOURCE_TABLE = ("NVIDIA, CUDA C++ Programming Guide, Compute Capabilities: Technical Specifications per "
-                "Compute Capability (resident warps, blocks, registers, shared memory per SM and per block, "
-                "1 KB reserved per block on 8.x and 9.0)")
-SOURCE_UNITS = ("NVIDIA, cuda_occupancy.h (CUDA Toolkit): register allocation unit 256, shared-memory "
-                "allocation unit 128 bytes from 7.0 on (256 before), sub-partitions 4 (2 on 6.0)")
-
-KiB = 1024
+_ENTRY = "cuda_cc_"     # registry entries cuda_cc_9_0, ...: one per compute capability
 
 
 @dataclass(frozen=True)
-class CCLimits:
-    """What one SM of a compute capability can hold, and how it allocates it."""
+class SMLimits:
+    """What one SM of a compute capability can hold, and how it allocates it (:func:`limits`)."""
     cc: str
     max_warps: int                   # resident warps per SM
     max_blocks: int                  # resident blocks per SM
@@ -46,50 +39,55 @@ class CCLimits:
     max_registers_per_block: int
     max_registers_per_thread: int
     register_unit: int               # registers per warp are rounded up to a multiple of this
-    warp_granularity: int            # warps are allocated to sub-partitions in groups of this size
+    warp_granularity: int            # sub-partitions: each holds whole warps, and a block's warps round up to them
     smem_per_sm_B: int               # shared memory per SM, at the largest carveout
     max_smem_per_block_B: int        # largest a block can ask for (opt-in)
     smem_unit_B: int                 # shared memory per block is rounded up to a multiple of this
     reserved_smem_per_block_B: int   # system use, per resident block
-    max_threads_per_block: int = 1024
-    warp_size: int = WARP_SIZE
+    max_threads_per_block: int
+    warp_size: int                   # threads per warp
 
     def __post_init__(self) -> None:
         _check.fields(self)
 
     @property
     def max_threads(self) -> int:
+        """Resident threads per SM: warps x warp size."""
         return self.max_warps * self.warp_size
 
 
-def _cc(cc: str, warps: int, blocks: int, smem_kib: int, smem_block_kib: int, reserved_kib: int,
-        smem_unit: int = 128, parts: int = 4) -> CCLimits:
-    return CCLimits(cc, warps, blocks, 65536, 65536, 255, 256, parts, smem_kib * KiB, smem_block_kib * KiB,
-                    smem_unit, reserved_kib * KiB)
+def compute_capabilities() -> tuple[str, ...]:
+    """The compute capabilities the registry holds limits for, in its order.
+
+    6.0 is there for the Programming Guide's own example "for devices of compute capability 6.x".
+
+    >>> compute_capabilities()
+    ('6.0', '7.0', '7.5', '8.0', '8.6', '8.9', '9.0')
+    """
+    return tuple(d.key[len(_ENTRY):].replace("_", ".") for d in hardware.devices(category="software")
+                 if d.key.startswith(_ENTRY))
 
 
-# Rows of the Programming Guide's table (shared memory at the largest carveout); 6.0 is there for
-# the Guide's own example "for devices of compute capability 6.x".
-LIMITS: dict[str, CCLimits] = {
-    "6.0": _cc("6.0", 64, 32, 64, 48, 0, smem_unit=256, parts=2),
-    "7.0": _cc("7.0", 64, 32, 96, 96, 0),
-    "7.5": _cc("7.5", 32, 16, 64, 64, 0),
-    "8.0": _cc("8.0", 64, 32, 164, 163, 1),
-    "8.6": _cc("8.6", 48, 16, 100, 99, 1),
-    "8.9": _cc("8.9", 48, 24, 100, 99, 1),
-    "9.0": _cc("9.0", 64, 32, 228, 227, 1),
-}
+def limits(cc: str = "9.0") -> SMLimits:
+    """The limits of compute capability ``cc`` ('7.0', '8.0', '9.0', ...), read from the registry.
+
+    >>> limits("9.0").smem_per_sm_B // 1024, limits("8.6").max_warps, limits().max_threads
+    (228, 48, 2048)
+    """
+    key = _check.lookup("cc", cc, {c: _ENTRY + c.replace(".", "_") for c in compute_capabilities()},
+                        "compute capability")
+    v = lambda name: int(hardware.value(key, name))
+    return SMLimits(cc=cc, max_warps=v("max_warps_per_sm"), max_blocks=v("max_blocks_per_sm"),
+                    registers=v("registers_per_sm"), max_registers_per_block=v("max_registers_per_block"),
+                    max_registers_per_thread=v("max_registers_per_thread"),
+                    register_unit=v("register_allocation_unit"), warp_granularity=v("sm_subpartitions"),
+                    smem_per_sm_B=v("shared_memory_per_sm_B"), max_smem_per_block_B=v("max_shared_memory_per_block_B"),
+                    smem_unit_B=v("shared_memory_allocation_unit_B"),
+                    reserved_smem_per_block_B=v("reserved_shared_memory_per_block_B"),
+                    max_threads_per_block=v("max_threads_per_block"), warp_size=v("threads_per_warp"))
+
 
 RESOURCES = ("warps", "registers", "shared_memory", "blocks")
-
-
-def limits(cc: str = "9.0") -> CCLimits:
-    """The limits of compute capability ``cc`` ('7.0', '8.0', '9.0', ...).
-
-    >>> limits("9.0").smem_per_sm_B // 1024, limits("8.6").max_warps
-    (228, 48)
-    """
-    return _check.lookup("cc", cc, LIMITS, "compute capability")
 
 
 def _round_up(x: int, unit: int) -> int:

@@ -1,22 +1,15 @@
-"""Tests for infra_lib.cpu: chapter 2's registry values, formulas, launch model (the widget: tests/test_widgets_launch.py).
+"""Tests for infra_lib.cpu: chapter 2's registry values and formulas (the launch model: tests/test_launch.py).
 
 Expected values are worked out here by hand or read from the cited documents, never copied
 from the library's output.
 """
-import json
 import math
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from infra_lib import cpu, hardware as hw, measurements
-
-ROOT = Path(__file__).resolve().parents[1]
-RUN = ROOT / "infra_lib" / "data" / "measurements" / "h200-2026-11-29"
-LADDER = json.loads((RUN / "ladder.json").read_text(encoding="utf-8"))
-DECODE = {(r["batch"], r["ctx"]): r for r in json.loads((RUN / "reality_check.json").read_text(encoding="utf-8"))["decode"]}
+from infra_lib import cpu, hardware as hw
 
 NAN, INF = float("nan"), float("inf")
 BAD_POSITIVE = [0, -1, -1e-9, NAN, INF, -INF, True, False, "1", None]
@@ -219,75 +212,6 @@ def test_transfer_and_capacity():
     assert cpu.share_of_capacity(41_000 * 8, 50e6 / 4) == pytest.approx(328_000 / 12.5e6)
 
 
-# ---- kernel launches --------------------------------------------------------------------------
-
-def test_implied_launches_from_the_raw_measurements():
-    row = DECODE[(1, 1000)]
-    expected = (row["s_eager"] - row["s_graph"]) / ((LADDER["tiny_op_eager_us"] - LADDER["tiny_op_graph_us"]) * 1e-6)
-    fit = cpu.h200_launch_readings()
-    assert fit.kernels_serial == pytest.approx(expected)
-    assert round(fit.kernels_serial) == 224
-    first = next(p for p in fit.points if (p.batch, p.context) == (1, 1000))
-    assert first.serial_s == pytest.approx(row["s_eager"]) and first.overlapped_s == pytest.approx(row["s_eager"])
-
-
-def test_batch_32_implies_fewer_launches():
-    """Same model, longer kernels: the gap shrinks, so the serial reading's assumption (3) fails at batch 32."""
-    ce, cg = LADDER["tiny_op_eager_us"] * 1e-6, LADDER["tiny_op_graph_us"] * 1e-6
-    n = {b: cpu.implied_launches(DECODE[(b, 1000)]["s_eager"], DECODE[(b, 1000)]["s_graph"], ce, cg) for b in (1, 32)}
-    assert n[32] < n[1] / 2
-
-
-def test_the_two_readings_of_the_sweep():
-    """Serial: a constant gap, too large from batch 32 on. Overlapped: within 1% from batch 32 on,
-    exact at both fitted ends; at batch <= 8 both are within 7%."""
-    fit = cpu.h200_launch_readings()
-    assert len(fit.points) == len(DECODE)
-    for p in fit.points:
-        row = DECODE[(p.batch, p.context)]
-        assert (p.graph_s, p.eager_s) == (row["s_graph"], row["s_eager"])
-        assert p.serial_s - p.graph_s == pytest.approx(fit.kernels_serial * (fit.eager_launch_s - fit.graph_launch_s))
-        if p.batch >= 32:
-            assert p.serial_error > 0.05 and abs(p.overlapped_error) < 0.01
-        else:
-            assert abs(p.serial_error) < 0.03 and abs(p.overlapped_error) < 0.08
-    assert fit.tail_s == pytest.approx(DECODE[(128, 1000)]["s_eager"] - DECODE[(128, 1000)]["s_graph"])
-    assert fit.cpu_issue_s == DECODE[(1, 1000)]["s_eager"]
-
-
-def test_h200_launch_model_is_the_overlapped_reading():
-    m, row = cpu.h200_launch_model(), DECODE[(1, 1000)]
-    assert m.eager_overlapped_s == pytest.approx(row["s_eager"])
-    assert m.graph_overlapped_s == pytest.approx(row["s_graph"])
-    assert m.eager_serial_s > 1.5 * row["s_eager"]
-    assert cpu.h200_launch_model(128).eager_overlapped_s == pytest.approx(DECODE[(128, 1000)]["s_eager"])
-
-
-def test_counted_kernels_exceed_the_serial_estimate():
-    """Counting one kernel per operation gives 16-30 per layer, more than twice the serial reading's 7."""
-    fit = cpu.h200_launch_readings()
-    low, high = cpu.eager_step_kernels(32), cpu.eager_step_kernels(32, fused_norm=False)
-    assert 2 * fit.kernels_serial < low < fit.kernels_at_issue < high
-    assert (low - 4) // 32 == len(cpu.LAYER_OPS) == 16 and (high - 11) // 32 == 30
-
-
-@PROPS
-@given(n=st.floats(min_value=1, max_value=5000), ce=st.floats(min_value=1e-6, max_value=1e-4),
-       frac=st.floats(min_value=0, max_value=0.9), gpu=st.floats(min_value=1e-5, max_value=0.1))
-def test_launch_model_round_trip(n, ce, frac, gpu):
-    m = cpu.LaunchModel(kernels=n, eager_launch_s=ce, graph_launch_s=ce * frac, gpu_s=gpu)
-    assert cpu.implied_launches(m.eager_serial_s, m.graph_serial_s, ce, ce * frac) == pytest.approx(n, rel=1e-6)
-    assert max(m.gpu_s, m.eager_cpu_s) == pytest.approx(m.eager_overlapped_s) and m.eager_overlapped_s <= m.eager_serial_s * (1 + 1e-12)
-    assert 0 < m.lost_share_serial < 1
-
-
-def test_implied_launches_checks_order():
-    with pytest.raises(ValueError, match="eager_step_s"):
-        cpu.implied_launches(1e-3, 2e-3, 7e-6, 1e-6)
-    with pytest.raises(ValueError, match="eager_launch_s"):
-        cpu.implied_launches(2e-3, 1e-3, 1e-6, 1e-6)
-
-
 # ---- validation: every public input -----------------------------------------------------------
 
 CASES = [
@@ -308,9 +232,9 @@ CASES = [
     (lambda v: cpu.xeon_latency_ladder(v), "clock_hz", [0, -1, NAN, INF, True, "1"]),
     (lambda v: cpu.simd_lanes(v, 32), "vector_bits", BAD_COUNT),
     (lambda v: cpu.simd_flop_per_cycle(512, 32, v), "fma_units", BAD_COUNT),
-    (lambda v: cpu.peak_flop_s(v, 56, 2e9), "flop_per_cycle_per_core", BAD_POSITIVE),
-    (lambda v: cpu.peak_flop_s(64, v, 2e9), "cores", BAD_COUNT),
-    (lambda v: cpu.peak_flop_s(64, 56, v), "clock_hz", BAD_POSITIVE),
+    (lambda v: cpu.cores_peak_flop_s(v, 56, 2e9), "flop_per_cycle_per_core", BAD_POSITIVE),
+    (lambda v: cpu.cores_peak_flop_s(64, v, 2e9), "cores", BAD_COUNT),
+    (lambda v: cpu.cores_peak_flop_s(64, 56, v), "clock_hz", BAD_POSITIVE),
     (lambda v: cpu.xeon_grace_h100_peaks(v), "clock_hz", [0, -1, NAN, INF, True, "1"]),
     (lambda v: cpu.xeon_socket_bandwidth_Bps(v), "dimms_per_channel", BAD_COUNT),
     (lambda v: cpu.numa_latency_s(v, 1.5, 0.5), "local_s", BAD_POSITIVE),
@@ -320,15 +244,6 @@ CASES = [
     (lambda v: cpu.transfer_time_s(1e9, v), "rate_Bps", BAD_POSITIVE),
     (lambda v: cpu.share_of_capacity(v, 1e6), "demand_per_s", BAD_NON_NEGATIVE),
     (lambda v: cpu.share_of_capacity(1e3, v), "capacity_per_s", BAD_POSITIVE),
-    (lambda v: cpu.implied_launches(v, 5e-3, 7e-6, 1e-6), "eager_step_s", BAD_POSITIVE),
-    (lambda v: cpu.implied_launches(6e-3, v, 7e-6, 1e-6), "graph_step_s", BAD_POSITIVE),
-    (lambda v: cpu.implied_launches(6e-3, 5e-3, v, 1e-6), "eager_launch_s", BAD_POSITIVE),
-    (lambda v: cpu.implied_launches(6e-3, 5e-3, 7e-6, v), "graph_launch_s", BAD_NON_NEGATIVE),
-    (lambda v: cpu.LaunchModel(v, 7e-6, 1e-6, 5e-3), "kernels", BAD_NON_NEGATIVE),
-    (lambda v: cpu.LaunchModel(200, v, 1e-6, 5e-3), "eager_launch_s", BAD_POSITIVE),
-    (lambda v: cpu.LaunchModel(200, 7e-6, v, 5e-3), "graph_launch_s", BAD_NON_NEGATIVE),
-    (lambda v: cpu.LaunchModel(200, 7e-6, 1e-6, v), "gpu_s", BAD_POSITIVE),
-    (lambda v: cpu.h200_launch_model(v), "batch", BAD_COUNT),
 ]
 
 
@@ -337,11 +252,6 @@ def test_bad_input_names_the_parameter(call, param, bads):
     for bad in bads:
         with pytest.raises((TypeError, ValueError), match=names(param)):
             call(bad)
-
-
-def test_unmeasured_batch_is_named():
-    with pytest.raises(ValueError, match="no decode measurement"):
-        cpu.h200_launch_model(3)
 
 
 # ---- figure labels (the figures themselves: tests/test_figures.py) ----------------------------

@@ -1,4 +1,4 @@
-"""Tests for infra_lib.fab: dies per wafer, yield models, cost, salvage, chiplets, supply.
+"""Tests for infra_lib.fab: dies per wafer, yield models, cost, salvage, chiplets (supply: tests/test_supply.py).
 
 Expected values are worked out in the test from the formulas and the cited documents, never
 copied from the library's output.
@@ -292,65 +292,6 @@ def test_densities_from_the_whitepapers():
     assert fab.die_density_per_mm2("gh100_die") == pytest.approx(80e9 / 814)
 
 
-# ---- supply --------------------------------------------------------------------------------------
-
-def test_supply_by_hand():
-    p = fab.Product("x", 814, 1, 2145, 5, 8)
-    s = fab.Supply(logic_wafers=5000, cowos_wafers=8000, packaging_yield=0.95, hbm_dram_dies=6.4e6, d0_per_cm2=0.1)
-    r = fab.gpu_supply(p, s)
-    gross = math.pi * 150 ** 2 / 814 - math.pi * 300 / math.sqrt(1628)
-    y = ((1 - math.exp(-0.814)) / 0.814) ** 2
-    assert r.logic == pytest.approx(5000 * gross * y, rel=1e-12)
-    interposers = math.pi * 150 ** 2 / 2145 - math.pi * 300 / math.sqrt(4290)
-    assert r.packaging == pytest.approx(8000 * interposers * 0.95, rel=1e-12)
-    assert r.hbm == pytest.approx(6.4e6 / 40)
-    assert r.shipped == min(r.logic, r.packaging, r.hbm)
-    assert getattr(r, r.binding) == r.shipped
-
-
-def test_teaching_products_binding_supply_under_both_yield_readings():
-    # sellable dies (salvage, the chapter's reading): logic never binds; perfect dies only: it binds the B200-like
-    got = {p.name: fab.gpu_supply(p, fab.teaching_supply()).binding for p in fab.teaching_products()}
-    assert got == {"H100": "packaging", "B200": "packaging", "B300": "hbm"}
-    perfect = {p.name: fab.gpu_supply(p, fab.teaching_supply(), salvage=False).binding for p in fab.teaching_products()}
-    assert perfect == {"H100": "packaging", "B200": "logic", "B300": "hbm"}
-
-
-def test_logic_supply_counts_sellable_dies_by_hand():
-    # 800 mm2 at D0 = 0.1/cm2: uncore (half the die) clean with exp(-0.4); at most 12 of 144 SMs bad
-    p = fab.Product("x", 800, 2, 2800, 8, 8, 144, 132, 0.5)
-    s = fab.Supply(logic_wafers=5000, cowos_wafers=8000, packaging_yield=0.95, hbm_dram_dies=6.4e6, d0_per_cm2=0.1)
-    gross = math.pi * 150 ** 2 / 800 - math.pi * 300 / math.sqrt(1600)
-    q = math.exp(-0.4 / 144)
-    tail = sum(math.comb(144, j) * q ** j * (1 - q) ** (144 - j) for j in range(132, 145))
-    assert fab.sellable_dies_per_wafer(800, 0.1, 144, 132, 0.5) == pytest.approx(gross * math.exp(-0.4) * tail)
-    assert fab.gpus_from_logic(p, s) == pytest.approx(5000 * gross * math.exp(-0.4) * tail / 2)
-    assert fab.gpus_from_logic(p, s, salvage=False) == pytest.approx(5000 * fab.good_dies_per_wafer(800, 0.1) / 2)
-    # no spare units: the same as perfect dies
-    plain = fab.Product("x", 800, 2, 2800, 8, 8)
-    assert not plain.salvageable and fab.gpus_from_logic(plain, s) == fab.gpus_from_logic(p, s, salvage=False)
-
-
-@pytest.mark.parametrize("kwargs, match", [
-    ({"units_total": 10, "units_needed": 11}, "units_needed"),
-    ({"units_total": 10, "units_needed": 0}, "units_needed"),
-    ({"units_total": 10, "units_needed": 5, "unit_area_share": 1.5}, "unit_area_share"),
-    ({"units_total": -1}, "units_total"),
-])
-def test_product_salvage_fields_are_checked(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        fab.Product("x", 800, 1, 2000, 5, 8, **kwargs)
-
-
-@PROPS
-@given(st.floats(min_value=0, max_value=1e5), st.floats(min_value=0, max_value=1e5),
-       st.floats(min_value=0, max_value=1e8))
-def test_shipped_is_the_smallest_supply(lw, cw, dram):
-    p = fab.Product("x", 800, 2, 2800, 8, 12)
-    r = fab.gpu_supply(p, fab.Supply(lw, cw, 0.9, dram, 0.1))
-    assert r.shipped == min(r.logic, r.packaging, r.hbm) <= r.logic
-
-
 # ---- validation: errors name the parameter ---------------------------------------------------------
 
 @pytest.mark.parametrize("bad", BAD_POSITIVE)
@@ -369,8 +310,6 @@ def test_shipped_is_the_smallest_supply(lw, cw, dram):
     ("total_area_mm2", lambda x: fab.good_units_per_wafer(x, 2, 0.1)),
     ("transistors", lambda x: fab.transistors_per_mm2(x, 814)),
     ("die_area_mm2", lambda x: fab.transistors_per_mm2(80e9, x)),
-    ("die_area_mm2", lambda x: fab.Product("x", x, 1, 2000, 5, 8)),
-    ("interposer_area_mm2", lambda x: fab.Product("x", 800, 1, x, 5, 8)),
 ])
 def test_positives_reject_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
@@ -385,10 +324,6 @@ def test_positives_reject_bad_input(param, call, bad):
     ("d0_per_cm2", lambda x: fab.salvage_yield(814, x, 144, 132, 0.5)),
     ("other_cost_usd", lambda x: fab.package_cost(17000, 800, 2, 0.1, x)),
     ("test_cost_per_die_usd", lambda x: fab.package_cost(17000, 800, 2, 0.1, 2000, test_cost_per_die_usd=x)),
-    ("logic_wafers", lambda x: fab.Supply(x, 1, 0.9, 1, 0.1)),
-    ("cowos_wafers", lambda x: fab.Supply(1, x, 0.9, 1, 0.1)),
-    ("hbm_dram_dies", lambda x: fab.Supply(1, 1, 0.9, x, 0.1)),
-    ("d0_per_cm2", lambda x: fab.Supply(1, 1, 0.9, 1, x)),
 ])
 def test_non_negatives_reject_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
@@ -402,9 +337,6 @@ def test_non_negatives_reject_bad_input(param, call, bad):
     ("dies_per_unit", lambda x: fab.good_units_per_wafer(800, x, 0.1)),
     ("dies_per_package", lambda x: fab.package_cost(17000, 800, x, 0.1, 2000)),
     ("dies_per_package", lambda x: fab.untested_package_yield(0.5, x)),
-    ("dies_per_gpu", lambda x: fab.Product("x", 800, x, 2000, 5, 8)),
-    ("stacks_per_gpu", lambda x: fab.Product("x", 800, 1, 2000, x, 8)),
-    ("dram_dies_per_stack", lambda x: fab.Product("x", 800, 1, 2000, 5, x)),
 ])
 def test_counts_reject_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
@@ -415,7 +347,6 @@ def test_counts_reject_bad_input(param, call, bad):
 @pytest.mark.parametrize("param, call", [
     ("unit_area_share", lambda x: fab.salvage_yield(814, 0.1, 144, 132, x)),
     ("die_yield_fraction", lambda x: fab.untested_package_yield(x, 2)),
-    ("packaging_yield", lambda x: fab.Supply(1, 1, x, 1, 0.1)),
 ])
 def test_fractions_reject_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):

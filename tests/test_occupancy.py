@@ -1,8 +1,51 @@
 """infra_lib.occupancy: NVIDIA's worked examples exactly, each limit by hand arithmetic."""
 import pytest
 
-from infra_lib import occupancy as occ
+from infra_lib import hardware as hw, occupancy as occ
 
+
+# ---- the limits: registry values, one entry per compute capability ---------------------------------
+
+# The CUDA C++ Programming Guide, Technical Specifications per Compute Capability: resident warps and
+# blocks per SM, shared memory per SM and per block (KB), reserved per block (KB); cuda_occupancy.h:
+# the shared-memory allocation unit (bytes) and the sub-partitions.
+GUIDE = [("6.0", 64, 32, 64, 48, 0, 256, 2), ("7.0", 64, 32, 96, 96, 0, 128, 4), ("7.5", 32, 16, 64, 64, 0, 128, 4),
+         ("8.0", 64, 32, 164, 163, 1, 128, 4), ("8.6", 48, 16, 100, 99, 1, 128, 4), ("8.9", 48, 24, 100, 99, 1, 128, 4),
+         ("9.0", 64, 32, 228, 227, 1, 128, 4)]
+
+
+@pytest.mark.parametrize("cc, warps, blocks, smem_kb, block_kb, reserved_kb, smem_unit, parts", GUIDE)
+def test_limits_are_the_guides_table(cc, warps, blocks, smem_kb, block_kb, reserved_kb, smem_unit, parts):
+    lim = occ.limits(cc)
+    assert (lim.cc, lim.max_warps, lim.max_blocks, lim.max_threads) == (cc, warps, blocks, warps * 32)
+    assert (lim.smem_per_sm_B, lim.max_smem_per_block_B, lim.reserved_smem_per_block_B) == (
+        smem_kb * 1024, block_kb * 1024, reserved_kb * 1024)
+    assert (lim.smem_unit_B, lim.warp_granularity) == (smem_unit, parts)
+    # the same on every compute capability here: 64 K registers per SM and per block, 255 per thread,
+    # allocated in units of 256; 1,024 threads per block; 32 threads per warp
+    assert (lim.registers, lim.max_registers_per_block, lim.max_registers_per_thread, lim.register_unit,
+            lim.max_threads_per_block, lim.warp_size) == (65536, 65536, 255, 256, 1024, 32)
+
+
+def test_the_compute_capabilities_are_the_registrys():
+    assert occ.compute_capabilities() == tuple(row[0] for row in GUIDE)
+
+
+def test_every_limit_is_a_datasheet_value_of_the_guide_or_the_header():
+    specs = [s for s in hw.all_specs() if s.device.startswith("cuda_cc_")]
+    assert len(specs) == 13 * len(GUIDE)
+    assert {s.kind for s in specs} == {"datasheet"}
+    assert {s.source.key for s in specs} == {"cuda_programming_guide", "cuda_occupancy_h"}
+
+
+def test_reading_the_limits_records_their_sources():
+    hw.reset_usage()
+    occ.limits("9.0")
+    assert {s.source.key for s in hw.used_specs()} == {"cuda_programming_guide", "cuda_occupancy_h"}
+    hw.reset_usage()
+
+
+# ---- occupancy: the guides' worked examples and each limit by hand --------------------------------
 
 @pytest.mark.parametrize("what, threads, regs, smem, cc, warps", occ.WORKED_EXAMPLES)
 def test_the_guides_worked_examples(what, threads, regs, smem, cc, warps):
@@ -18,8 +61,9 @@ def test_best_practices_percentages():
 
 
 def test_programming_guide_one_register_more():
-    # 2 x 512 x 64 = 65,536 registers exactly; at 65 only one block
-    assert 2 * 512 * 64 == 65536
+    # two blocks of 512 threads at 64 registers fill the SM's registers exactly: 2 x 512 x 64 = 65,536;
+    # at 65 only one block
+    assert occ.limits("6.0").registers == 2 * 512 * 64
     assert occ.occupancy(512, 64, 0, "6.0").blocks == 2
     assert occ.occupancy(512, 65, 0, "6.0").blocks == 1
 

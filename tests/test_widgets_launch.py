@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from infra_lib import cpu
+from infra_lib.launch import LaunchModel, h200_launch_model
 from infra_lib.i18n import LANGUAGES
 from infra_lib.widgets import launch
 from widget_checks import assert_names_control, text_of
@@ -18,7 +18,7 @@ DEFAULTS = dict(kernels=913, launch_us=7.1, graph_launch_us=1.2, gpu_ms=5.1)
 def test_summary_with_the_measured_model_reproduces_both_measured_steps():
     decode = {(r["batch"], r["ctx"]): r for r in
               json.loads((RUN / "reality_check.json").read_text(encoding="utf-8"))["decode"]}[(1, 1000)]
-    m = cpu.h200_launch_model()
+    m = h200_launch_model()
     rows = launch.summary("en", round(m.kernels), m.eager_launch_s * 1e6, m.graph_launch_s * 1e6, m.gpu_s * 1e3).rows
     ms = lambda row: float(row[1].split()[0])
     # overlapped: CPU-bound at batch 1 (whole kernels: within one launch, 7 us, of the measurement)
@@ -28,7 +28,7 @@ def test_summary_with_the_measured_model_reproduces_both_measured_steps():
 
 
 def test_defaults_are_the_measured_model_on_the_slider_grid():
-    m, d = cpu.h200_launch_model(), launch.PANEL.defaults()
+    m, d = h200_launch_model(), launch.PANEL.defaults()
     assert d["kernels"] == round(m.kernels)
     assert abs(d["launch_us"] - m.eager_launch_s * 1e6) <= 0.005
     assert abs(d["graph_launch_us"] - m.graph_launch_s * 1e6) <= 0.005
@@ -37,7 +37,7 @@ def test_defaults_are_the_measured_model_on_the_slider_grid():
 
 @pytest.mark.parametrize("kernels, eager, graph, gpu_ms", [(224, 7.1, 1.2, 4.9), (1000, 20, 0, 2), (0, 0.5, 0.4, 50)])
 def test_summary_is_the_launch_model(kernels, eager, graph, gpu_ms):
-    m = cpu.LaunchModel(kernels, eager * 1e-6, graph * 1e-6, gpu_ms * 1e-3)
+    m = LaunchModel(kernels, eager * 1e-6, graph * 1e-6, gpu_ms * 1e-3)
     rows = launch.summary("en", kernels, eager, graph, gpu_ms).rows
     assert [r[1] for r in rows] == [f"{s * 1e3:,.3f} ms" for s in (m.eager_serial_s, m.eager_overlapped_s,
                                                                    m.graph_overlapped_s)]

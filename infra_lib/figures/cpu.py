@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from .. import _check, cpu, units
+from .. import _check, cpu, launch, units
 from ..i18n import t
 from .style import COLORS, finish, setup
 
@@ -68,7 +68,7 @@ def peak_flops(peaks: Sequence[cpu.Peak], lang: str) -> Figure:
     return finish(fig)
 
 
-def launch_readings(fit: cpu.LaunchFit, lang: str) -> Figure:
+def launch_readings(fit: launch.LaunchFit, lang: str) -> Figure:
     """The measured eager decode steps of the H200 sweep against the serial and overlapped readings.
 
     Horizontal: the CUDA-graph step (the GPU's work); vertical: the eager step, both in ms.

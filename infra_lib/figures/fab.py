@@ -2,8 +2,8 @@
 
 (The chapter's HBM figure is :func:`infra_lib.figures.memory.hbm_bandwidth`.)
 
-Each function takes the numbers to draw (or computes them with :mod:`infra_lib.fab`) and
-``lang``, calls :func:`style.setup`, closes the figure and returns it.
+Each function takes the numbers to draw (or computes them with :mod:`infra_lib.fab` and
+:mod:`infra_lib.supply`) and ``lang``, calls :func:`style.setup`, closes the figure and returns it.
 """
 from collections.abc import Sequence
 
@@ -12,7 +12,7 @@ from matplotlib.ticker import FuncFormatter
 import numpy as np
 from matplotlib.figure import Figure
 
-from .. import fab
+from .. import fab, supply
 from ..i18n import t
 from .style import COLORS, finish, setup
 
@@ -100,21 +100,21 @@ def dies_and_cost(d0_per_cm2: float, wafer_price_usd: float, marks: Sequence[tup
     return finish(fig)
 
 
-def supply_limits(results: Sequence[fab.SupplyResult], lang: str,
-                  perfect: Sequence[fab.SupplyResult] | None = None) -> Figure:
+def supply_limits(results: Sequence[supply.SupplyResult], lang: str,
+                  perfect: Sequence[supply.SupplyResult] | None = None) -> Figure:
     """GPUs per month each supply allows, per product; the binding supply outlined.
 
-    ``results``: list of :class:`fab.SupplyResult`. ``perfect``: the same products with only
-    perfect dies counted (``fab.gpu_supply(..., salvage=False)``), drawn as a black tick on the
+    ``results``: list of :class:`infra_lib.supply.SupplyResult`. ``perfect``: the same products with only
+    perfect dies counted (``supply.gpu_supply(..., salvage=False)``), drawn as a black tick on the
     logic bar, so that both readings of the logic supply are visible.
     """
     lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.6, 3.9))
-    n = len(fab.SUPPLIES)
+    n = len(supply.SUPPLIES)
     h = 0.8 / n
     y = np.arange(len(results))
     scale = 1e4 if lang == "zh" else 1e3   # Chinese counts in 万 (10⁴), English in thousands
-    for i, s in enumerate(fab.SUPPLIES):
+    for i, s in enumerate(supply.SUPPLIES):
         vals = [getattr(r, s) / scale for r in results]
         bars = ax.barh(y + (i - (n - 1) / 2) * h, vals, height=h * 0.92, color=SUPPLY_COLORS[s],
                        label=t(SUPPLY_KEYS[s], lang))
@@ -127,7 +127,7 @@ def supply_limits(results: Sequence[fab.SupplyResult], lang: str,
             ax.annotate(text, (v, bar.get_y() + bar.get_height() / 2), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize=8.5, fontweight="bold" if binding else "normal")
     if perfect is not None:
-        y_logic = y + (fab.SUPPLIES.index("logic") - (n - 1) / 2) * h
+        y_logic = y + (supply.SUPPLIES.index("logic") - (n - 1) / 2) * h
         ax.plot([q.logic / scale for q in perfect], y_logic, "|", color="black", ms=13, mew=2.2,
                 label=t("fab_logic_perfect", lang))
     ax.set_yticks(y, [t("fab_like", lang, name=r.product) for r in results])

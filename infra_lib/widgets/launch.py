@@ -1,7 +1,7 @@
 """Chapter 2 widget: kernel launches, eager against CUDA-graph replay, for the reader's assumptions.
 
-Calls :class:`infra_lib.cpu.LaunchModel` and, for the defaults,
-:func:`infra_lib.cpu.h200_launch_model` (pure Python, no numpy): the overlapped reading of the
+Calls :class:`infra_lib.launch.LaunchModel` and, for the defaults,
+:func:`infra_lib.launch.h200_launch_model` (pure Python, no numpy): the overlapped reading of the
 H200 run, whose kernel count is the batch-1 eager step over the eager cost of a tiny op, and whose
 GPU time is the CUDA-graph step. The serial row shows what the same kernels would cost if the GPU
 waited for every launch; the graph row is the overlapped limit with graph launch costs.
@@ -11,11 +11,11 @@ eager launch by construction of the model), so every state the sliders reach com
 """
 from typing import Any
 
-from .. import _check, cpu, units
+from .. import _check, launch, units
 from ..i18n import t
 from .panel import Control, InputError, Panel, Result, snap
 
-_M = cpu.h200_launch_model()
+_M = launch.h200_launch_model()
 
 CONTROLS = (
     Control("kernels", "cpu_w_kernels", int, round(_M.kernels), 0, 3000, 1),
@@ -38,7 +38,7 @@ def summary(lang: str, kernels: int, launch_us: float, graph_launch_us: float, g
     launch_us = _check.positive("launch_us", launch_us, "µs")
     graph_launch_us = _check.non_negative("graph_launch_us", graph_launch_us, "µs")
     gpu_ms = _check.positive("gpu_ms", gpu_ms, "ms")
-    m = cpu.LaunchModel(kernels, launch_us * units.US, graph_launch_us * units.US, gpu_ms * units.MS)
+    m = launch.LaunchModel(kernels, launch_us * units.US, graph_launch_us * units.US, gpu_ms * units.MS)
     if graph_launch_us >= launch_us:
         raise InputError("graph_launch_us", "w_err_below", other="launch_us")
     bound = "cpu_w_cpu_bound" if m.eager_cpu_s > m.gpu_s else "cpu_w_gpu_bound"

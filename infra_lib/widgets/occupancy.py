@@ -2,7 +2,8 @@
 memory per block and compute capability give the resident blocks and warps per SM, the
 occupancy and the resource that limits it.
 
-Calls :func:`infra_lib.occupancy.occupancy` (pure Python, no numpy).
+Calls :func:`infra_lib.occupancy.occupancy` (pure Python, no numpy); the compute capabilities are
+the registry's (:func:`infra_lib.occupancy.compute_capabilities`).
 """
 from typing import Any
 
@@ -10,7 +11,7 @@ from .. import _check, occupancy as occ
 from ..i18n import t
 from .panel import Control, Panel, Result
 
-CCS = (6.0, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0)
+CCS = tuple(float(cc) for cc in occ.compute_capabilities())     # 6.0 ... 9.0
 
 CONTROLS = (
     Control("threads", "ch5_w_threads", int, 256, 32, 1024, 32, aliases=("threads_per_block",)),
