@@ -13,13 +13,20 @@ family (``nvidia_hopper.toml``) or one kind of non-device (``manufacturing.toml`
 ``teaching.toml``) per file, each entry with all its specs. :func:`load` checks every field and
 names the file, the entry and the spec of each error.
 
-Every :class:`Spec` read through :func:`spec`, :func:`value` or a :class:`Device` is recorded
+Every :class:`Spec` read through :func:`spec`, :func:`value` or a :class:`Entry` is recorded
 (:func:`used_specs`, :func:`reset_usage`), so a chapter can list the sources of what it printed.
+
+:func:`registry` loads ``data/registry/``, or the folder that the environment variable
+``INFRA_LIB_REGISTRY`` names (:data:`REGISTRY_ENV`, read once, at the first call): a test, or
+an author trying a new GPU on every chapter, points it at a copy of the registry with more
+entries in it.
 
 Derived quantities are functions of registry values, never stored: they live in the concept
 modules (``generations.peak_flop_s``, ``memory.hbm_bandwidth_Bps``, ...).
 """
 import math
+import os
+import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +38,7 @@ from typing import Any
 from . import _check
 
 REGISTRY_DIR = Path(__file__).parent / "data" / "registry"
+REGISTRY_ENV = "INFRA_LIB_REGISTRY"   # names another registry folder to load instead (read once)
 SOURCES_FILE = "sources.toml"     # [sources.<key>] live here and only here
 
 KINDS = ("datasheet", "derived", "reported", "measured", "teaching")
@@ -65,8 +73,8 @@ UNITS = frozenset({
 })
 
 _SOURCE_FIELDS = {"title": True, "date": True, "publisher": True, "url": False, "note": False}
-_ENTRY_FIELDS = {"name": True, "category": True, "family": False, "vendor": False, "year": False,
-                 "note": False, "specs": True}
+_ENTRY_FIELDS = {"name": True, "short_name": False, "product_name": False, "category": True, "family": False,
+                 "vendor": False, "year": False, "compared": False, "note": False, "specs": True}
 _SPEC_FIELDS = {"value": True, "unit": True, "kind": True, "source": True, "where": True,
                 "caveats": False}
 
@@ -139,7 +147,7 @@ def reset_usage() -> None:
 
 
 def used_specs() -> list[Spec]:
-    """Each Spec read through :func:`spec`, :func:`value` or a :class:`Device` since the last
+    """Each Spec read through :func:`spec`, :func:`value` or a :class:`Entry` since the last
     :func:`reset_usage`, once, in the order first read.
 
     >>> reset_usage(); _ = value("h100_sxm5", "sm_count"); _ = spec("h100_sxm5", "mem_bw_Bps")
@@ -183,10 +191,15 @@ def _quietly(specs: Mapping[str, Spec]) -> list[Spec]:
 
 
 @dataclass(frozen=True)
-class Device:
+class Entry:
     """One registry entry and its specs: a device (an H100 SXM5), or what ``category`` says it
     is instead (a die, a system, a memory standard, a process, a fab, packaging, software, a
-    teaching assumption). ``family``, ``vendor`` and ``year`` are None where they do not apply."""
+    teaching assumption). ``family``, ``vendor`` and ``year`` are None where they do not apply.
+
+    ``short_name`` is the name a table or a figure comparing chips prints ("H100"; every device
+    has one); ``product_name`` the product with its form factor, without the vendor ("H100
+    SXM5"), where a label must tell form factors apart; ``compared`` marks the GPUs that are
+    compared across generations (:func:`infra_lib.generations.comparison_devices`)."""
     key: str
     name: str
     category: str
@@ -196,9 +209,24 @@ class Device:
     specs: Mapping[str, Spec] = field(compare=False, repr=False)
     note: str = ""
     file: str = ""
+    short_name: str | None = None
+    product_name: str | None = None
+    compared: bool = False
 
     def __post_init__(self) -> None:
         _check.fields(self)
+
+    @property
+    def slug(self) -> str:
+        """The short name as a part of a name (a glue key): lower case, each run of other
+        characters one "_". 'H100' -> 'h100', 'H100 PCIe' -> 'h100_pcie'.
+
+        >>> entry("h100_sxm5").slug, entry("h100_pcie").slug
+        ('h100', 'h100_pcie')
+        """
+        if not self.short_name:
+            raise UnknownNameError(f"registry entry {self.key!r} ({self.file}) has no short_name")
+        return _slug(self.short_name)
 
     def spec(self, name: str) -> Spec:
         """The :class:`Spec` ``name`` of this entry (recorded as used)."""
@@ -214,12 +242,12 @@ class Registry:
     """The loaded, checked registry of one folder."""
     directory: Path
     sources: Mapping[str, Source]
-    entries: Mapping[str, Device]
+    entries: Mapping[str, Entry]
 
     def __post_init__(self) -> None:
         _check.fields(self)
 
-    def entry(self, key: str) -> Device:
+    def entry(self, key: str) -> Entry:
         _check.text("key", key)
         if key not in self.entries:
             raise UnknownNameError(f"unknown registry entry {key!r}{_nearest(key, self.entries)}; "
@@ -236,7 +264,7 @@ class Registry:
     def spec(self, key: str, name: str) -> Spec:
         return self.entry(key).spec(name)
 
-    def devices(self, family: str | None = None, category: str | None = "device") -> list[Device]:
+    def devices(self, family: str | None = None, category: str | None = "device") -> list[Entry]:
         if family is not None:
             _check.text("family", family)
         if category is not None:
@@ -259,6 +287,10 @@ class Registry:
 
 
 # ---- loading and checking ---------------------------------------------------------------
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
 
 def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -339,7 +371,7 @@ def _load_spec(entry: str, category: str, name: str, row: Any, file: str,
 
 
 def _load_entry(key: str, table: Any, file: str, sources: Mapping[str, Source],
-                errors: list[str]) -> Device | None:
+                errors: list[str]) -> Entry | None:
     where = f"{file}: {key}"
     n = len(errors)
     if not _check_fields(table, _ENTRY_FIELDS, where, errors):
@@ -349,6 +381,18 @@ def _load_entry(key: str, table: Any, file: str, sources: Mapping[str, Source],
     if "category" in table and category not in CATEGORIES:
         errors.append(f"{where}: unknown category {category!r}{_nearest(category, CATEGORIES)}; "
                       f"categories: {', '.join(CATEGORIES)}")
+    for name in ("short_name", "product_name"):
+        text = _string(table, name, where, errors)
+        if text and not _slug(text):
+            errors.append(f"{where}: {name} must contain a letter or a digit, got {text!r}")
+    if category == "device" and "short_name" not in table:
+        errors.append(f"{where}: a device needs a short_name (what tables and figures print, e.g. \"H100\")")
+    compared = table.get("compared", False)
+    if not isinstance(compared, bool):
+        errors.append(f"{where}: compared must be true or false, got {type(compared).__name__} {compared!r}")
+    elif compared and category != "device":
+        errors.append(f"{where}: compared = true in an entry of category {category!r}: only devices are "
+                      f"compared across generations")
     for name in ("family", "vendor"):
         _string(table, name, where, errors)
         if category in HARDWARE_CATEGORIES and name not in table:
@@ -370,9 +414,10 @@ def _load_entry(key: str, table: Any, file: str, sources: Mapping[str, Source],
             specs[name] = s
     if len(errors) > n:
         return None
-    return Device(key=key, name=table["name"], category=category, family=table.get("family"),
+    return Entry(key=key, name=table["name"], category=category, family=table.get("family"),
                   vendor=table.get("vendor"), year=year, specs=_SpecView(key, specs),
-                  note=table.get("note", ""), file=file)
+                  note=table.get("note", ""), file=file, short_name=table.get("short_name"),
+                  product_name=table.get("product_name"), compared=compared)
 
 
 def load(directory: str | Path = REGISTRY_DIR) -> Registry:
@@ -381,7 +426,9 @@ def load(directory: str | Path = REGISTRY_DIR) -> Registry:
     Raises :class:`RegistryError` listing every problem, each naming the file, the entry and
     the spec: an unknown or missing field, a value that is not a finite number (a bool is not
     one), an unknown unit, kind, source or category, an empty ``where``, caveats that are not a
-    list of strings, an entry or a spec defined in two files (both named).
+    list of strings, an entry or a spec defined in two files (both named), a device without a
+    ``short_name``, two entries whose short names read the same as a name part (both named),
+    ``compared`` that is not a bool or is set outside a device.
     """
     directory = Path(directory)
     errors: list[str] = []
@@ -415,7 +462,7 @@ def load(directory: str | Path = REGISTRY_DIR) -> Registry:
         if file != SOURCES_FILE:
             for key, table in d.get("entries", {}).items():
                 found.setdefault(key, []).append((file, table))
-    entries: dict[str, Device] = {}
+    entries: dict[str, Entry] = {}
     for key, places in found.items():
         home, table = next((p for p in places if isinstance(p[1], dict) and ("name" in p[1] or "category" in p[1])),
                            places[0])
@@ -433,6 +480,13 @@ def load(directory: str | Path = REGISTRY_DIR) -> Registry:
         dev = _load_entry(key, table, home, sources, errors)
         if dev is not None:
             entries[key] = dev
+    named: dict[str, Entry] = {}
+    for dev in entries.values():          # a short name picks one entry: "B300" cannot mean two
+        if dev.short_name:
+            first = named.setdefault(_slug(dev.short_name), dev)
+            if first is not dev:
+                errors.append(f"{dev.file}: {dev.key}: short_name {dev.short_name!r} reads the same as "
+                              f"{first.key}'s {first.short_name!r} ({first.file}); give each entry its own")
     if errors:
         raise RegistryError(errors, directory)
     return Registry(directory=directory, sources=MappingProxyType(sources),
@@ -441,14 +495,17 @@ def load(directory: str | Path = REGISTRY_DIR) -> Registry:
 
 @lru_cache(maxsize=1)
 def registry() -> Registry:
-    """The course's registry, ``data/registry/``, loaded once."""
-    return load(REGISTRY_DIR)
+    """The course's registry, loaded once: ``data/registry/``, or the folder that the environment
+    variable ``INFRA_LIB_REGISTRY`` names when it is set at the first call (a copy of the
+    registry with a scratch GPU in it, say). After changing the variable, ``registry.cache_clear()``
+    makes the next call read it again."""
+    return load(os.environ.get(REGISTRY_ENV) or REGISTRY_DIR)
 
 
 # ---- the API the chapters use -----------------------------------------------------------
 
-def entry(key: str) -> Device:
-    """Any registry entry (a device, a die, a fab, a teaching assumption...) as a :class:`Device`.
+def entry(key: str) -> Entry:
+    """Any registry entry (a device, a die, a fab, a teaching assumption...) as a :class:`Entry`.
 
     >>> entry("tsmc_n5").category
     'process'
@@ -456,7 +513,7 @@ def entry(key: str) -> Device:
     return registry().entry(key)
 
 
-def devices(family: str | None = None, category: str | None = "device") -> list[Device]:
+def devices(family: str | None = None, category: str | None = "device") -> list[Entry]:
     """The entries of ``category`` (all categories if None), of ``family`` if given, oldest first
     (by ``year``; the order of the registry files breaks ties).
 
@@ -471,6 +528,31 @@ def devices(family: str | None = None, category: str | None = "device") -> list[
 def device_name(device: str) -> str:
     """The entry's display name, e.g. 'NVIDIA H100 SXM5'."""
     return entry(_check.text("device", device)).name
+
+
+def short_name(device: str) -> str:
+    """The entry's short name, what a table or figure comparing chips prints.
+
+    >>> short_name("h100_sxm5"), short_name("b300_gpu")
+    ('H100', 'B300')
+    """
+    d = entry(_check.text("device", device))
+    if not d.short_name:
+        raise UnknownNameError(f"registry entry {device!r} ({d.file}) has no short_name; add one to its entry")
+    return d.short_name
+
+
+def product_name(device: str) -> str:
+    """The product with its form factor, without the vendor, for a label that must tell form
+    factors apart.
+
+    >>> product_name("h100_sxm5")
+    'H100 SXM5'
+    """
+    d = entry(_check.text("device", device))
+    if not d.product_name:
+        raise UnknownNameError(f"registry entry {device!r} ({d.file}) has no product_name; add one to its entry")
+    return d.product_name
 
 
 def spec(device: str, name: str) -> Spec:

@@ -18,10 +18,21 @@ changed. H100 SXM5, 1,979 TFLOPS BF16 "with sparsity", to dense:
 >>> a = align(1979e12, "flop_s", sparse=True)
 >>> a.value / 1e12, a.changes
 (989.5, ('2:4 sparse -> dense: / 2',))
+
+The same reading applied to the registry's sheets gives chapter 4's table: :func:`spec_cell`,
+:func:`dense_peak_cell`, :func:`memory_type_cell`, :func:`process_cell` (and the others) return
+one :class:`Cell` per value, with its kind (datasheet, derived, reported, measured, announced)
+or why it is empty ("none": the generation has no such format; "unpublished": no source the
+course could check), and with what was done to it ("sparse / 2"); :func:`generation_specs`
+is one GPU's row of them.
+
+>>> c = dense_peak_cell("h200_sxm", "bf16"); (c.value / 1e12, c.kind, c.note)
+(989.5, 'datasheet', 'sparse / 2')
 """
+import re
 from dataclasses import dataclass
 
-from . import _check
+from . import _check, hardware
 
 QUANTITIES = ("flop_s", "link_Bps", "capacity_B", "mem_bw_Bps")
 
@@ -142,3 +153,221 @@ def relative_gap(a: float, b: float) -> float:
     """
     return (_check.number("a", a, "the figure's unit")
             / _check.positive("b", b, "the figure's unit") - 1)
+
+
+# ---- the registry's sheets: one cell per value, each with its kind (chapter 4's table) -------
+
+FAMILIES = ("volta", "ampere", "hopper", "blackwell", "rubin")
+"""NVIDIA data-center GPU families in order."""
+
+FORMAT_SINCE = {"bf16": "ampere", "fp8": "hopper", "fp4": "blackwell"}
+"""The first family whose Tensor Cores take each input format: BF16 with Ampere (A100 whitepaper,
+section 3), FP8 with Hopper (H100 whitepaper V1.04, section 4), FP4 with Blackwell (Blackwell
+datasheet). An earlier family's cell is "none", not "unpublished"."""
+
+PEAK_SPECS = {"bf16": ("peak_flop_s", "peak_flop_s_sparse"), "fp8": ("peak_flop_s_fp8", "peak_flop_s_fp8_sparse"),
+              "fp4": ("peak_flop_s_fp4", "peak_flop_s_fp4_sparse")}
+"""Registry spec names of each format's dense and 2:4-sparse Tensor Core peak."""
+
+HBM_STACK_BITS = 1024
+"""Interface width of one HBM2, HBM3 or HBM3E stack (JEDEC JESD235, JESD238); HBM4 doubles it."""
+
+CELL_KINDS = ("datasheet", "derived", "reported", "measured", "announced", "none", "unpublished")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One value of the generation table and its kind.
+
+    ``kind`` is the registry kind of the value (datasheet, derived, reported, measured), or
+    "announced" when a source marks it so (Rubin), or "none" when the generation has no such thing
+    (FP8 on a V100), or "unpublished" when the registry holds no sourced value. ``value`` is in
+    base units (0 for none and unpublished); ``text`` holds a name (memory type, process);
+    ``note`` says what was done to the value or what it leaves open ("sparse / 2").
+    """
+    value: float
+    kind: str
+    text: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.choice("kind", self.kind, CELL_KINDS)
+
+    @property
+    def known(self) -> bool:
+        return self.kind not in ("none", "unpublished")
+
+
+def _kind(spec: hardware.Spec) -> str:
+    """A spec's kind, or "announced" when a caveat says it is announced, not shipping."""
+    return "announced" if any(c.startswith("announced") for c in spec.caveats) else spec.kind
+
+
+def _combined(*kinds: str) -> str:
+    """The kind of a value computed from several: the weakest input's if it is announced or
+    reported, else derived (a measured count times a datasheet rate is derived)."""
+    for weakest in ("announced", "reported"):
+        if weakest in kinds:
+            return weakest
+    return "derived"
+
+
+def spec_cell(device: str, name: str) -> Cell:
+    """The registry's value ``name`` of ``device`` with its kind, or an "unpublished" cell.
+
+    >>> c = spec_cell("h100_sxm5", "sm_count"); (c.value, c.kind)
+    (132.0, 'datasheet')
+    >>> spec_cell("rubin_vr200", "power_W").kind
+    'unpublished'
+    """
+    specs = hardware.entry(_check.text("device", device)).specs
+    if _check.text("name", name) not in specs:
+        return Cell(0.0, "unpublished")
+    spec = specs[name]
+    hardware.value(device, name)            # recorded for the page's Sources section
+    return Cell(float(spec.value), _kind(spec))
+
+
+def tensor_core_cell(device: str) -> Cell:
+    """Tensor Cores on the whole GPU: the registry's count, else SMs x Tensor Cores per SM (derived).
+
+    H100 SXM5: 132 x 4 = 528 (whitepaper V1.04).
+
+    >>> c = tensor_core_cell("h100_sxm5"); (c.value, c.kind)
+    (528.0, 'derived')
+    """
+    total = spec_cell(device, "tensor_cores")
+    if total.known:
+        return total
+    sms, per_sm = spec_cell(device, "sm_count"), spec_cell(device, "tensor_cores_per_sm")
+    if not (sms.known and per_sm.known):
+        return Cell(0.0, "unpublished")
+    return Cell(sms.value * per_sm.value, _combined(sms.kind, per_sm.kind), note="SMs x per SM")
+
+
+def _family_index(device: str) -> int:
+    family = hardware.entry(device).family or ""
+    return FAMILIES.index(family) if family in FAMILIES else len(FAMILIES)
+
+
+def dense_peak_cell(device: str, fmt: str) -> Cell:
+    """Dense Tensor Core peak at BF16, FP8 or FP4: the registry's dense figure, else its 2:4
+    sparse figure aligned to dense (/ 2, :func:`align`, note "sparse / 2"),
+    else "none" for a family before the format (V100 FP8) or "unpublished".
+
+    The V100's BF16 cell is its FP16 peak (it has no BF16; note "FP16"). A figure whose source
+    does not say dense or sparse keeps note "basis not stated" (Rubin's NVFP4).
+
+    >>> c = dense_peak_cell("h200_sxm", "fp8"); (c.value / 1e12, c.note)
+    (1979.0, 'sparse / 2')
+    >>> dense_peak_cell("a100_sxm4_40gb", "fp8").kind
+    'none'
+    """
+    f = _check.choice("fmt", fmt, tuple(PEAK_SPECS))
+    dense_name, sparse_name = PEAK_SPECS[f]
+    specs = hardware.entry(_check.text("device", device)).specs
+    if dense_name in specs:
+        cell = spec_cell(device, dense_name)
+        caveats = specs[dense_name].caveats
+        if any("not stated" in c for c in caveats):
+            return Cell(cell.value, cell.kind, note="basis not stated")
+        if f == "bf16" and any("no BF16" in c for c in caveats):
+            return Cell(cell.value, cell.kind, note="FP16")
+        return cell
+    if sparse_name in specs:
+        cell = spec_cell(device, sparse_name)
+        return Cell(align(cell.value, "flop_s", sparse=True).value, cell.kind, note="sparse / 2")
+    if _family_index(device) < FAMILIES.index(FORMAT_SINCE[f]):
+        return Cell(0.0, "none")
+    return Cell(0.0, "unpublished")
+
+
+def memory_type_cell(device: str) -> Cell:
+    """The memory type (HBM2, HBM3, HBM3e, HBM4) as the bandwidth or capacity spec's source
+    names it: the first "HBM..." in that spec's caveats or ``where``, with that spec's kind.
+
+    >>> memory_type_cell("h100_sxm5").text, memory_type_cell("b200_hgx").text
+    ('HBM3', 'HBM3e')
+    """
+    specs = hardware.entry(_check.text("device", device)).specs
+    for name in ("mem_bw_Bps", "mem_capacity_B"):
+        if name in specs:
+            spec = specs[name]
+            found = re.search(r"\bHBM(\d)([eE]?)\b", " ".join((*spec.caveats, spec.where)))
+            if found:
+                return Cell(0.0, _kind(spec), text=f"HBM{found.group(1)}{found.group(2).lower()}")
+    return Cell(0.0, "unpublished")
+
+
+def stacks_cell(device: str) -> Cell:
+    """HBM stacks: the registry's count, else the bus width / 1,024 bits per stack (derived,
+    HBM2 to HBM3e). V100: 4,096 / 1,024 = 4.
+
+    >>> c = stacks_cell("v100_sxm2"); (c.value, c.kind)
+    (4.0, 'derived')
+    """
+    stacks = spec_cell(device, "hbm_stacks")
+    if stacks.known:
+        return stacks
+    bits = spec_cell(device, "hbm_bus_bits")
+    if bits.known and memory_type_cell(device).text in ("HBM2", "HBM3", "HBM3e"):
+        return Cell(bits.value / HBM_STACK_BITS, _combined(bits.kind), note="bus bits / 1,024")
+    return Cell(0.0, "unpublished")
+
+
+def process_cell(device: str) -> Cell:
+    """The manufacturing process, from a caveat "process: ..." of one of the device's specs
+    (the registry holds numbers; a name rides on the spec whose source states it), with that
+    spec's kind.
+
+    >>> process_cell("b200_hgx").text
+    'TSMC 4NP'
+    """
+    for spec in hardware.entry(_check.text("device", device)).specs.values():
+        for c in spec.caveats:
+            if c.startswith("process: "):
+                hardware.value(device, spec.name)
+                return Cell(0.0, _kind(spec), text=c[len("process: "):].split(" (")[0])
+    return Cell(0.0, "unpublished")
+
+
+@dataclass(frozen=True)
+class GenerationSpecs:
+    """One GPU's row of the chapter 4 table, every value a :class:`Cell`."""
+    device: str
+    year: int
+    sms: Cell
+    tensor_cores: Cell
+    bf16: Cell
+    fp8: Cell
+    fp4: Cell
+    memory: Cell
+    stacks: Cell
+    capacity: Cell
+    bandwidth: Cell
+    nvlink: Cell
+    power: Cell
+    process: Cell
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+
+def generation_specs(device: str) -> GenerationSpecs:
+    """SMs, Tensor Cores, dense BF16/FP8/FP4, memory type, stacks, capacity, bandwidth, NVLink
+    (total of both directions), power and process of one GPU, each with its kind.
+
+    >>> r = generation_specs("h100_sxm5")
+    >>> r.bf16.value / 1e12, r.memory.text, r.stacks.value, r.power.value, r.process.text
+    (989.4, 'HBM3', 5.0, 700.0, 'TSMC 4N')
+    """
+    d = hardware.entry(_check.text("device", device))
+    return GenerationSpecs(
+        device=device, year=int(d.year or 0), sms=spec_cell(device, "sm_count"),
+        tensor_cores=tensor_core_cell(device), bf16=dense_peak_cell(device, "bf16"),
+        fp8=dense_peak_cell(device, "fp8"), fp4=dense_peak_cell(device, "fp4"),
+        memory=memory_type_cell(device), stacks=stacks_cell(device),
+        capacity=spec_cell(device, "mem_capacity_B"), bandwidth=spec_cell(device, "mem_bw_Bps"),
+        nvlink=spec_cell(device, "nvlink_total_Bps"), power=spec_cell(device, "power_W"),
+        process=process_cell(device))

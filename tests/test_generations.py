@@ -1,15 +1,23 @@
 """Tests for infra_lib.generations: per-SM and per-Tensor-Core rates, peaks from parts, bytes per
-FLOP, ridge point, batch-1 decode ceiling.
+FLOP, ridge point, batch-1 decode ceiling; the GPUs chapter 4 compares, and a scratch GPU added to
+a copy of the registry reaching chapter 4's table, figures, decode ceilings and planner.
 
 Expected values by hand from published figures: H100 SXM5 (whitepaper V1.04, Table 1): 132 SMs,
 528 Tensor Cores, 989.4 TFLOP/s dense BF16, 1,978.9 FP8, 3,352 GB/s; A100 and V100 (A100
 whitepaper, section 4.1).
 """
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import given, strategies as st
 
-from infra_lib import generations as gen, hardware as hw, roofline
+from infra_lib import generations as gen, hardware as hw, models, roofline, specsheet
 
 from bad_values import BAD_POSITIVE, BAD_COUNT, PROPS, names
 
@@ -148,79 +156,201 @@ def test_a_device_without_a_bf16_peak_is_named():
         g.dense_bf16_flop_s("rubin_vr200")
 
 
-# ---- the chapter 4 spec table: each cell's value and kind, by hand from the registry's documents
-
-TABLE_GPUS = ("v100_sxm2", "a100_sxm4_40gb", "h100_sxm5", "h200_sxm", "b200_hgx", "b300_gpu", "rubin_vr200")
-
-
-def test_tensor_cores_are_sms_times_per_sm():
-    # V100: 80 x 8 = 640; A100: 108 x 4 = 432; H100: 132 x 4 = 528 (whitepapers); B200: 148 x 4 = 592
-    for key, n in (("v100_sxm2", 640), ("a100_sxm4_40gb", 432), ("h100_sxm5", 528), ("b200_hgx", 592)):
-        assert gen.tensor_core_cell(key).value == n
-    assert gen.tensor_core_cell("h100_sxm5").kind == "derived"
-    assert gen.tensor_core_cell("b200_hgx").kind == "reported"        # its SM count is a third party's
-    assert gen.tensor_core_cell("b300_gpu").kind == "datasheet"       # 640, printed by NVIDIA
-    assert gen.tensor_core_cell("rubin_vr200").kind == "announced"
-
-
-def test_dense_peaks_and_their_notes():
-    b200 = gen.generation_specs("b200_hgx")
-    assert (b200.bf16.value, b200.fp8.value, b200.fp4.value) == (4.5e15 / 2, 9e15 / 2, 18e15 / 2)
-    assert {b200.bf16.note, b200.fp8.note, b200.fp4.note} == {"sparse / 2"}
-    assert gen.dense_peak_cell("h100_sxm5", "fp8").value == 1978.9e12 and gen.dense_peak_cell("h100_sxm5", "fp8").note == ""
-    assert gen.dense_peak_cell("b300_gpu", "fp4").value == 14e15       # printed dense: 18 | 14
-    assert gen.dense_peak_cell("v100_sxm2", "bf16").note == "FP16"
-    assert gen.dense_peak_cell("rubin_vr200", "fp4").note == "basis not stated"
-
-
-def test_none_versus_unpublished():
-    # FP8 arrived with Hopper, FP4 with Blackwell: older cells are "none"; Rubin's BF16 is unpublished
-    assert gen.dense_peak_cell("v100_sxm2", "fp8").kind == "none"
-    assert gen.dense_peak_cell("a100_sxm4_40gb", "fp4").kind == "none"
-    assert gen.dense_peak_cell("h200_sxm", "fp4").kind == "none"
-    assert gen.dense_peak_cell("rubin_vr200", "bf16").kind == "unpublished"
-    assert gen.spec_cell("rubin_vr200", "power_W").kind == "unpublished"
-    assert not gen.Cell(0.0, "none").known and gen.Cell(1.0, "derived").known
-
-
-def test_memory_type_stacks_and_process():
-    types = [gen.memory_type_cell(k).text for k in TABLE_GPUS]
-    assert types == ["HBM2", "HBM2", "HBM3", "HBM3e", "HBM3e", "HBM3e", "HBM4"]
-    assert gen.stacks_cell("v100_sxm2").value == 4096 / 1024 and gen.stacks_cell("v100_sxm2").kind == "derived"
-    assert gen.stacks_cell("a100_sxm4_40gb").value == 5120 / 1024
-    assert gen.stacks_cell("h200_sxm").value == 6 and gen.stacks_cell("h200_sxm").kind == "reported"
-    assert gen.stacks_cell("rubin_vr200").kind == "unpublished"
-    assert [gen.process_cell(k).text for k in TABLE_GPUS[:6]] == ["TSMC 12 nm FFN", "TSMC 7 nm N7", "TSMC 4N",
-                                                                 "TSMC 4N", "TSMC 4NP", "TSMC 4NP"]
-    assert gen.process_cell("h200_sxm").kind == "derived"            # the H100's die, not on the H200's page
-    assert gen.process_cell("rubin_vr200").kind == "unpublished"
-
-
-def test_every_table_row_has_every_column():
-    for key in TABLE_GPUS:
-        r = gen.generation_specs(key)
-        assert r.capacity.known and r.bandwidth.known and r.nvlink.known and r.sms.known
-        assert r.year == hw.entry(key).year
-
+# ---- chapter 4: per stack, per pin, per joule ------------------------------------------------
 
 def test_per_stack_pin_rate_and_flop_per_joule_by_hand():
     assert gen.per_stack_bw_Bps("v100_sxm2") == pytest.approx(900e9 / 4)          # 225 GB/s
-    assert gen.pin_rate_bps("h200_sxm") == pytest.approx(4.8e12 * 8 / 6144)       # 6.25 Gb/s
-    assert gen.pin_rate_bps("b200_hgx") == pytest.approx(7.7e12 * 8 / 8192)       # 7.52 Gb/s
+    assert gen.device_pin_rate_bps("h200_sxm") == pytest.approx(4.8e12 * 8 / 6144)       # 6.25 Gb/s
+    assert gen.device_pin_rate_bps("b200_hgx") == pytest.approx(7.7e12 * 8 / 8192)       # 7.52 Gb/s
     assert gen.flop_per_joule("v100_sxm2") == pytest.approx(125e12 / 300)
     assert gen.flop_per_joule("b200_hgx") == pytest.approx(2.25e15 / 1000)
     with pytest.raises(KeyError):
         gen.flop_per_joule("rubin_vr200")
     with pytest.raises(KeyError):
         gen.per_stack_bw_Bps("rubin_vr200")
+    with pytest.raises(KeyError, match="rubin_vr200"):
+        gen.device_pin_rate_bps("rubin_vr200")
 
 
-@pytest.mark.parametrize("bad", ["fp16", "", 8])
-def test_bad_format(bad):
-    with pytest.raises((KeyError, ValueError, TypeError)):
-        gen.dense_peak_cell("h100_sxm5", bad)
+def test_the_device_pin_rate_is_memory_pin_rate_over_the_bus():
+    # one meaning per name: memory.pin_rate_bps(bandwidth, bus bits); the device's reads both from the registry
+    from infra_lib import memory
+    assert gen.device_pin_rate_bps("h100_sxm5") == memory.pin_rate_bps(3352e9, 5 * 1024)   # 5.2375 Gb/s
+    assert not hasattr(gen, "pin_rate_bps")
 
 
-def test_cell_checks_its_kind():
-    with pytest.raises((KeyError, ValueError)):
-        gen.Cell(1.0, "guessed")
+def test_flop_per_joule_is_checked_like_every_formula():
+    assert getattr(gen.flop_per_joule, "__wrapped__", None) is not None          # @_check.finite
+    with pytest.raises((TypeError, ValueError), match="device"):
+        gen.flop_per_joule(3.0)
+
+
+# ---- chapter 4 compares the registry's marked GPUs: a new one needs no edit to the chapter -------
+
+ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = ROOT / "infra_lib" / "data" / "registry"
+CHAPTER_4 = ROOT / "notebooks" / "en" / "04_generations.md"
+DEFAULT_COMPARED = [d.key for d in gen.comparison_devices()]      # the course's registry, read at import
+
+# A GPU that exists only here: announced in 2025 like the B300, in a file after nvidia_blackwell.toml,
+# so year then file order puts it between the B300 and Rubin. 30 TB/s is beyond the figure's 16.
+SCRATCH_GPU = '''
+[entries.x900_scratch]
+name = "Scratch X900 (a GPU of this test only)"
+short_name = "X900"
+category = "device"
+family = "blackwell"
+vendor = "nvidia"
+year = 2025
+compared = true
+
+[entries.x900_scratch.specs.peak_flop_s]
+value = 5e15
+unit = "FLOP/s"
+kind = "datasheet"
+source = "h100_wp_v104"
+where = "a scratch value"
+caveats = ["dense", "BF16"]
+
+[entries.x900_scratch.specs.mem_bw_Bps]
+value = 30e12
+unit = "B/s"
+kind = "datasheet"
+source = "h100_wp_v104"
+where = "a scratch value (HBM4)"
+
+[entries.x900_scratch.specs.mem_capacity_B]
+value = 500e9
+unit = "B"
+kind = "datasheet"
+source = "h100_wp_v104"
+where = "a scratch value"
+'''
+
+
+@pytest.fixture
+def scratch_registry(tmp_path):
+    """A copy of the registry with the scratch GPU in a file of its own."""
+    folder = tmp_path / "registry"
+    shutil.copytree(REGISTRY, folder)
+    (folder / "scratch.toml").write_text(SCRATCH_GPU, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def using_scratch_registry(scratch_registry, monkeypatch):
+    """This process reads the scratch registry (hardware.REGISTRY_ENV) until the test ends."""
+    monkeypatch.setenv(hw.REGISTRY_ENV, str(scratch_registry))
+    hw.registry.cache_clear()
+    yield scratch_registry
+    monkeypatch.delenv(hw.REGISTRY_ENV)
+    hw.registry.cache_clear()
+
+
+def test_the_compared_gpus_are_the_marked_devices_oldest_first():
+    compared = gen.comparison_devices()
+    assert [d.key for d in compared] == [d.key for d in hw.devices() if d.compared]
+    order = {key: i for i, key in enumerate(hw.registry().entries)}
+    assert [(d.year, order[d.key]) for d in compared] == sorted((d.year, order[d.key]) for d in compared)
+    keys = {d.key for d in compared}
+    assert {"v100_sxm2", "a100_sxm4_40gb", "h100_sxm5", "h200_sxm", "b200_hgx", "b300_gpu", "rubin_vr200"} <= keys
+    assert "h100_pcie" not in keys and "grace" not in keys     # a form factor of the H100; a CPU
+
+
+def test_the_comparison_rows_are_the_compared_gpus_with_a_bf16_peak():
+    rows = gen.comparison_rows()
+    assert [r.device for r in rows] == [k for k in DEFAULT_COMPARED if k != "rubin_vr200"]   # NVFP4 only
+    h100 = next(r for r in rows if r.device == "h100_sxm5")
+    assert h100 == gen.generation_row("h100_sxm5")
+    assert gen.comparison_rows(16e9, 70e9)[0].decode_70b_tok_s == 900e9 / 70e9    # V100: 900 GB/s
+
+
+def test_a_scratch_gpu_joins_the_comparison_in_year_then_file_order(using_scratch_registry):
+    assert hw.registry().directory == using_scratch_registry
+    keys = [d.key for d in gen.comparison_devices()]
+    b300 = DEFAULT_COMPARED.index("b300_gpu")
+    assert keys == DEFAULT_COMPARED[:b300 + 1] + ["x900_scratch"] + DEFAULT_COMPARED[b300 + 1:]
+    row = next(r for r in gen.comparison_rows() if r.device == "x900_scratch")
+    assert (row.year, row.decode_8b_tok_s, row.ridge_flop_per_B) == (2025, 30e12 / 16e9, 5e15 / 30e12)
+    cells = specsheet.generation_specs("x900_scratch")
+    assert (cells.bandwidth.value, cells.capacity.value, cells.power.kind) == (30e12, 500e9, "unpublished")
+
+
+def test_without_the_mark_a_scratch_gpu_is_not_compared(scratch_registry, monkeypatch):
+    path = scratch_registry / "scratch.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace("compared = true\n", ""), encoding="utf-8")
+    monkeypatch.setenv(hw.REGISTRY_ENV, str(scratch_registry))
+    hw.registry.cache_clear()
+    try:
+        assert "x900_scratch" in {d.key for d in hw.devices()}
+        assert [d.key for d in gen.comparison_devices()] == DEFAULT_COMPARED
+    finally:
+        monkeypatch.delenv(hw.REGISTRY_ENV)
+        hw.registry.cache_clear()
+
+
+# Runs chapter 4's code cells in a fresh interpreter that reads the registry named by
+# INFRA_LIB_REGISTRY (as book/tools/glue_snapshot.py runs a page), then reports what the scratch
+# GPU reached: the glued values, the two tables' rows, the figures' labels, the planner's choices.
+_RUN_CHAPTER = r'''
+import json, os, sys
+import matplotlib
+matplotlib.use("Agg")
+import jupytext
+sys.path.insert(0, sys.argv[2])
+from infra_lib import glue as glue_module
+glue_module.FOR_MYST_NB = False
+scope = {"__name__": "__main__"}
+for cell in jupytext.read(sys.argv[1]).cells:
+    if cell.cell_type == "code" and "skip-execution" not in cell.metadata.get("tags", []):
+        exec(compile(cell.source, "chapter 4", "exec"), scope)
+peak_bw, ridge = glue_module.GLUED["ch4_fig_peak_bw"].axes[0], glue_module.GLUED["ch4_fig_ridge"].axes[0]
+from infra_lib.widgets import planner as widget
+print(json.dumps({
+    "glued": {k: v for k, v in glue_module.GLUED.items() if isinstance(v, (int, float, str))},
+    "compute": scope["compute"], "memory": scope["memory"], "names": scope["NAMES"],
+    "peak_bw_labels": [t.get_text() for t in peak_bw.texts], "peak_bw_xlim": list(peak_bw.get_xlim()),
+    "ridge_ticks": [t.get_text() for t in ridge.get_xticklabels()],
+    "planner_gb": list(next(c for c in widget.CONTROLS if c.name == "gpu_mem_gb").options),
+}))
+'''
+
+
+def run_chapter_4(registry_folder, chapter=CHAPTER_4):
+    """What chapter 4 computes and shows when the registry is ``registry_folder``."""
+    env = dict(os.environ, **{hw.REGISTRY_ENV: str(registry_folder)})
+    out = subprocess.run([sys.executable, "-c", _RUN_CHAPTER, str(chapter), str(ROOT)], cwd=chapter.parent,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def scratch_gpu_problems(seen):
+    """What of the scratch GPU is missing from a run of chapter 4 ([] when it reached everything)."""
+    problems = []
+    weights = {"dec8": models.LLAMA3_8B.weight_B(), "dec70": models.LLAMA3_70B.weight_B()}
+    for suffix, weight_B in weights.items():
+        got = seen["glued"].get(f"ch4_x900_{suffix}")
+        if got is None or got != pytest.approx(30e12 / weight_B):
+            problems.append(f"decode ceiling ch4_x900_{suffix}: {got!r}")
+    if not any(r.startswith("| X900\u00a0(2025) |") for r in seen["compute"]):
+        problems.append("no X900 row in the compute table")
+    if not any(r.startswith("| X900 |") and "30.00" in r for r in seen["memory"]):
+        problems.append("no X900 row (30.00 TB/s) in the memory table")
+    if seen["names"][-1:] != ["X900"] or "X900" not in seen["peak_bw_labels"] or "X900\n2025" not in seen["ridge_ticks"]:
+        problems.append(f"X900 not last in the figures' GPUs: {seen['names']}")
+    if not seen["peak_bw_xlim"][0] < 30 < seen["peak_bw_xlim"][1]:
+        problems.append(f"30 TB/s outside the peak-bandwidth figure's axis {seen['peak_bw_xlim']}")
+    if 500 not in seen["planner_gb"]:
+        problems.append(f"500 GB not among the planner's memory choices {seen['planner_gb']}")
+    return problems
+
+
+def test_a_scratch_gpu_reaches_chapter_4_without_an_edit(scratch_registry):
+    seen = run_chapter_4(scratch_registry)
+    assert scratch_gpu_problems(seen) == []
+    # and the GPUs already compared keep their rows and glue keys
+    for tag in ("v100", "a100", "h100", "h200", "b200", "b300"):
+        assert f"ch4_{tag}_dec8" in seen["glued"] and f"ch4_{tag}_dec70" in seen["glued"]
+    assert seen["names"] == ["V100", "A100", "H100", "H200", "B200", "B300", "X900"]
+    assert seen["glued"]["ch4_h100_dec8"] == pytest.approx(3352e9 / models.LLAMA3_8B.weight_B())

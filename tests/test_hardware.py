@@ -201,19 +201,56 @@ def test_device_names():
     assert hw.device_name("h200_sxm") == "NVIDIA H200 SXM"
 
 
+def test_short_and_product_names_are_read_not_derived():
+    # what chapter 4's table, chapter 9's figure and glue keys print, and chapter 3's NVLink figure
+    assert [hw.short_name(k) for k in ("v100_sxm2", "h100_sxm5", "b200_hgx", "b300_gpu", "rubin_vr200")] == [
+        "V100", "H100", "B200", "B300", "VR200"]
+    assert [hw.product_name(k) for k in ("v100_sxm2", "a100_sxm4_40gb", "h100_sxm5", "b200_hgx")] == [
+        "V100 SXM2", "A100 SXM4 40GB", "H100 SXM5", "B200"]
+    assert (hw.entry("h100_pcie").short_name, hw.entry("h100_pcie").slug) == ("H100 PCIe", "h100_pcie")
+    with pytest.raises(KeyError, match="h200_sxm.*nvidia_hopper.toml.*product_name"):
+        hw.product_name("h200_sxm")
+    with pytest.raises(KeyError, match="gh100_die.*short_name"):
+        hw.short_name("gh100_die")
+
+
+def test_every_device_has_a_short_name_of_its_own():
+    devices = hw.devices()
+    assert all(d.short_name and d.short_name.strip() for d in devices)
+    slugs = [d.slug for d in hw.devices(category=None) if d.short_name]
+    assert len(slugs) == len(set(slugs))
+
+
 # ---- the device view ---------------------------------------------------------------------
 
+# Properties, not a snapshot of the list: a GPU added to the registry breaks none of these.
+KNOWN_DEVICES = {"v100_sxm2", "a100_sxm4_40gb", "grace", "h100_sxm5", "h100_pcie", "xeon_8480c", "h200_sxm",
+                 "b200_hgx", "b300_gpu", "rubin_vr200"}
+NVIDIA_GPU_FAMILIES = ("volta", "ampere", "hopper", "blackwell", "rubin")     # in the order they came
+
+
+def _file_order():
+    return {key: i for i, key in enumerate(hw.registry().entries)}
+
+
 def test_devices_are_the_products_oldest_first():
-    assert [d.key for d in hw.devices()] == [
-        "v100_sxm2", "a100_sxm4_40gb", "grace", "h100_sxm5", "h100_pcie", "xeon_8480c", "h200_sxm",
-        "b200_hgx", "b300_gpu", "rubin_vr200"]
+    devices = hw.devices()
+    assert {d.category for d in devices} == {"device"}
+    assert KNOWN_DEVICES <= {d.key for d in devices}
+    order = _file_order()
+    assert [(d.year, order[d.key]) for d in devices] == sorted((d.year, order[d.key]) for d in devices)
+    assert {d.key for d in devices} == {k for k, e in hw.registry().entries.items() if e.category == "device"}
 
 
 def test_nvidia_gpu_generations_for_chapter_4():
-    gens = [(d.family, d.key) for d in hw.devices() if d.vendor == "nvidia" and d.family != "grace"]
-    assert gens == [("volta", "v100_sxm2"), ("ampere", "a100_sxm4_40gb"), ("hopper", "h100_sxm5"),
-                    ("hopper", "h100_pcie"), ("hopper", "h200_sxm"), ("blackwell", "b200_hgx"),
-                    ("blackwell", "b300_gpu"), ("rubin", "rubin_vr200")]
+    gens = [d for d in hw.devices() if d.vendor == "nvidia" and d.family in NVIDIA_GPU_FAMILIES]
+    # a later family never comes before an earlier one, and each family's GPUs are oldest first
+    index = [NVIDIA_GPU_FAMILIES.index(d.family) for d in gens]
+    assert index == sorted(index)
+    assert {(d.family, d.key) for d in gens} >= {
+        ("volta", "v100_sxm2"), ("ampere", "a100_sxm4_40gb"), ("hopper", "h100_sxm5"), ("hopper", "h100_pcie"),
+        ("hopper", "h200_sxm"), ("blackwell", "b200_hgx"), ("blackwell", "b300_gpu"), ("rubin", "rubin_vr200")}
+    assert {d.family for d in gens} == set(NVIDIA_GPU_FAMILIES)
 
 
 def test_devices_of_one_family_and_category():
@@ -242,6 +279,8 @@ def test_device_fields_and_specs():
     h100 = hw.devices(family="hopper")[0]
     assert (h100.key, h100.name, h100.family, h100.vendor, h100.category, h100.year) == (
         "h100_sxm5", "NVIDIA H100 SXM5", "hopper", "nvidia", "device", 2022)
+    assert (h100.short_name, h100.product_name, h100.compared, h100.slug) == ("H100", "H100 SXM5", True, "h100")
+    assert (hw.entry("h100_pcie").compared, hw.entry("gh100_die").compared) == (False, False)
     assert h100.value("mem_bw_Bps") == 3352e9
     assert h100.spec("sm_count") == hw.spec("h100_sxm5", "sm_count")
     assert h100.specs["hbm_stacks"].value == 5
@@ -259,9 +298,12 @@ def test_a_non_device_is_read_the_same_way():
 
 def test_a_loop_over_generations_reads_a_common_spec():
     bw = {d.key: d.value("mem_bw_Bps") for d in hw.devices() if d.vendor == "nvidia" and "mem_bw_Bps" in d.specs}
-    assert bw == {"v100_sxm2": 900e9, "a100_sxm4_40gb": 1555e9, "grace": 512e9, "h100_sxm5": 3352e9,
-                  "h200_sxm": 4.8e12, "b200_hgx": 7.7e12, "b300_gpu": 8e12,
-                  "rubin_vr200": 22e12}
+    # the datasheets' figures (V100 and A100 whitepapers, H100 V1.04 Table 3, H200 and Blackwell pages)
+    assert bw.items() >= {"v100_sxm2": 900e9, "a100_sxm4_40gb": 1555e9, "grace": 512e9, "h100_sxm5": 3352e9,
+                          "h200_sxm": 4.8e12, "b200_hgx": 7.7e12, "b300_gpu": 8e12,
+                          "rubin_vr200": 22e12}.items()
+    assert all(v > 0 for v in bw.values())
+    assert set(bw) == {d.key for d in hw.devices() if d.vendor == "nvidia" and "mem_bw_Bps" in d.specs}
 
 
 @pytest.mark.parametrize("call, wrong, right", [
@@ -540,6 +582,25 @@ CORRUPTIONS = [
      ["nvidia_volta.toml", "v100_sxm2", "year", "'2017'"]),
     ("misspelled entry field", HOP, _edit("entries.h100_sxm5", 'vendor = "nvidia"', 'vendr = "nvidia"'),
      [HOP, "h100_sxm5", "unknown field 'vendr'", "did you mean vendor"]),
+    ("device without short_name", HOP, _edit("entries.h100_sxm5", 'short_name = "H100"\n', ""),
+     [HOP, "h100_sxm5", "needs a short_name"]),
+    ("misspelled short_name", HOP, _edit("entries.h100_sxm5", "short_name =", "shortname ="),
+     [HOP, "h100_sxm5", "unknown field 'shortname'", "did you mean short_name"]),
+    ("short_name a number", HOP, _edit("entries.h100_sxm5", 'short_name = "H100"', "short_name = 100"),
+     [HOP, "h100_sxm5", "short_name must be a string", "100"]),
+    ("empty short_name", HOP, _edit("entries.h100_sxm5", 'short_name = "H100"', 'short_name = " "'),
+     [HOP, "h100_sxm5", "short_name is empty"]),
+    ("short_name without a letter", HOP, _edit("entries.h100_sxm5", 'short_name = "H100"', 'short_name = "--"'),
+     [HOP, "h100_sxm5", "short_name must contain a letter or a digit"]),
+    ("one short name for two entries", "nvidia_blackwell.toml",
+     _edit("entries.b300_gpu", 'short_name = "B300"', 'short_name = "b200"'),
+     ["nvidia_blackwell.toml", "b300_gpu", "'b200' reads the same as b200_hgx's 'B200'"]),
+    ("product_name a list", HOP, _edit("entries.h100_sxm5", 'product_name = "H100 SXM5"', 'product_name = ["H100"]'),
+     [HOP, "h100_sxm5", "product_name must be a string"]),
+    ("compared not a bool", HOP, _edit("entries.h100_sxm5", "compared = true", 'compared = "yes"'),
+     [HOP, "h100_sxm5", "compared must be true or false", "'yes'"]),
+    ("compared outside a device", HOP, _edit("entries.gh100_die", "year = 2022\n", "year = 2022\ncompared = true\n"),
+     [HOP, "gh100_die", "compared = true", "only devices"]),
     ("entry without name", "hbm.toml", _edit("entries.hbm3_jesd238", 'name = "HBM3 (JEDEC JESD238)"\n', ""),
      ["hbm.toml", "hbm3_jesd238", "missing field 'name'"]),
     ("entry without specs", "software.toml", _append('[entries.vllm]\nname = "vLLM"\ncategory = "software"'),
@@ -610,6 +671,23 @@ def test_every_error_is_reported_at_once(registry_copy):
 def test_a_folder_without_registry_files_is_refused(tmp_path):
     with pytest.raises(hw.RegistryError, match="no registry files"):
         hw.load(tmp_path)
+
+
+def test_the_environment_can_name_another_registry_folder(registry_copy, monkeypatch):
+    path = registry_copy / HOP
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        f"[{H100_BW}]", f"[entries.h100_sxm5.specs.test_only_B]\n{H100_BW_ROW.replace('B/s', 'B')}\n[{H100_BW}]"),
+        encoding="utf-8")
+    monkeypatch.setenv(hw.REGISTRY_ENV, str(registry_copy))
+    hw.registry.cache_clear()
+    try:
+        assert hw.registry().directory == registry_copy
+        assert hw.value("h100_sxm5", "test_only_B") == 3352e9
+    finally:
+        monkeypatch.delenv(hw.REGISTRY_ENV)
+        hw.registry.cache_clear()
+    assert hw.registry().directory == REGISTRY
+    assert "test_only_B" not in hw.entry("h100_sxm5").specs
 
 
 def test_a_missing_sources_file_is_refused(registry_copy):

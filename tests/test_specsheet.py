@@ -1,8 +1,9 @@
-"""Tests for infra_lib.specsheet: aligning quoted figures before comparing them."""
+"""Tests for infra_lib.specsheet: aligning quoted figures before comparing them, and the registry's
+sheets read as chapter 4's table cells, each value with its kind."""
 import pytest
 from hypothesis import given, strategies as st
 
-from infra_lib import specsheet as s
+from infra_lib import hardware as hw, specsheet as s
 
 
 def test_h100_sparse_and_rounded_figures_align_to_dense():
@@ -58,3 +59,69 @@ def test_nothing_asked_nothing_changed():
 def test_precision_round_trip(v, a, b):
     there = s.align(v, "flop_s", precision=a, target_precision=b).value
     assert s.align(there, "flop_s", precision=b, target_precision=a).value == pytest.approx(v)
+
+
+# ---- the registry's sheets as chapter 4's table cells: each value and kind, by hand from the documents
+
+TABLE_GPUS = ("v100_sxm2", "a100_sxm4_40gb", "h100_sxm5", "h200_sxm", "b200_hgx", "b300_gpu", "rubin_vr200")
+
+
+def test_tensor_cores_are_sms_times_per_sm():
+    # V100: 80 x 8 = 640; A100: 108 x 4 = 432; H100: 132 x 4 = 528 (whitepapers); B200: 148 x 4 = 592
+    for key, n in (("v100_sxm2", 640), ("a100_sxm4_40gb", 432), ("h100_sxm5", 528), ("b200_hgx", 592)):
+        assert s.tensor_core_cell(key).value == n
+    assert s.tensor_core_cell("h100_sxm5").kind == "derived"
+    assert s.tensor_core_cell("b200_hgx").kind == "reported"        # its SM count is a third party's
+    assert s.tensor_core_cell("b300_gpu").kind == "datasheet"       # 640, printed by NVIDIA
+    assert s.tensor_core_cell("rubin_vr200").kind == "announced"
+
+
+def test_dense_peaks_and_their_notes():
+    b200 = s.generation_specs("b200_hgx")
+    assert (b200.bf16.value, b200.fp8.value, b200.fp4.value) == (4.5e15 / 2, 9e15 / 2, 18e15 / 2)
+    assert {b200.bf16.note, b200.fp8.note, b200.fp4.note} == {"sparse / 2"}
+    assert s.dense_peak_cell("h100_sxm5", "fp8").value == 1978.9e12 and s.dense_peak_cell("h100_sxm5", "fp8").note == ""
+    assert s.dense_peak_cell("b300_gpu", "fp4").value == 14e15       # printed dense: 18 | 14
+    assert s.dense_peak_cell("v100_sxm2", "bf16").note == "FP16"
+    assert s.dense_peak_cell("rubin_vr200", "fp4").note == "basis not stated"
+
+
+def test_none_versus_unpublished():
+    # FP8 arrived with Hopper, FP4 with Blackwell: older cells are "none"; Rubin's BF16 is unpublished
+    assert s.dense_peak_cell("v100_sxm2", "fp8").kind == "none"
+    assert s.dense_peak_cell("a100_sxm4_40gb", "fp4").kind == "none"
+    assert s.dense_peak_cell("h200_sxm", "fp4").kind == "none"
+    assert s.dense_peak_cell("rubin_vr200", "bf16").kind == "unpublished"
+    assert s.spec_cell("rubin_vr200", "power_W").kind == "unpublished"
+    assert not s.Cell(0.0, "none").known and s.Cell(1.0, "derived").known
+
+
+def test_memory_type_stacks_and_process():
+    types = [s.memory_type_cell(k).text for k in TABLE_GPUS]
+    assert types == ["HBM2", "HBM2", "HBM3", "HBM3e", "HBM3e", "HBM3e", "HBM4"]
+    assert s.stacks_cell("v100_sxm2").value == 4096 / 1024 and s.stacks_cell("v100_sxm2").kind == "derived"
+    assert s.stacks_cell("a100_sxm4_40gb").value == 5120 / 1024
+    assert s.stacks_cell("h200_sxm").value == 6 and s.stacks_cell("h200_sxm").kind == "reported"
+    assert s.stacks_cell("rubin_vr200").kind == "unpublished"
+    assert [s.process_cell(k).text for k in TABLE_GPUS[:6]] == ["TSMC 12 nm FFN", "TSMC 7 nm N7", "TSMC 4N",
+                                                                 "TSMC 4N", "TSMC 4NP", "TSMC 4NP"]
+    assert s.process_cell("h200_sxm").kind == "derived"            # the H100's die, not on the H200's page
+    assert s.process_cell("rubin_vr200").kind == "unpublished"
+
+
+def test_every_table_row_has_every_column():
+    for key in TABLE_GPUS:
+        r = s.generation_specs(key)
+        assert r.capacity.known and r.bandwidth.known and r.nvlink.known and r.sms.known
+        assert r.year == hw.entry(key).year
+
+
+@pytest.mark.parametrize("bad", ["fp16", "", 8])
+def test_bad_format(bad):
+    with pytest.raises((KeyError, ValueError, TypeError)):
+        s.dense_peak_cell("h100_sxm5", bad)
+
+
+def test_cell_checks_its_kind():
+    with pytest.raises((KeyError, ValueError)):
+        s.Cell(1.0, "guessed")

@@ -2,7 +2,7 @@
 the library; bad input is a message in the page's language naming the slider."""
 import pytest
 
-from infra_lib import models, planner as p
+from infra_lib import generations, hardware as hw, models, planner as p
 from infra_lib.widgets import planner as w
 from widget_checks import text_of
 
@@ -12,6 +12,16 @@ DEFAULTS = dict(model=3, bytes_per_param=2.0, gpu_mem_gb=80, batch=1, context=40
 def test_defaults_are_llama3_70b_bf16_on_80gb():
     assert w.PANEL.defaults() == DEFAULTS
     assert models.shape_at(3) is models.LLAMA3_70B
+    assert DEFAULTS["gpu_mem_gb"] * 1e9 == hw.value("h100_sxm5", "mem_capacity_B")     # the H100's 80 GB
+
+
+def test_the_memory_choices_are_the_compared_gpus_capacities():
+    mem = next(c for c in w.CONTROLS if c.name == "gpu_mem_gb")
+    capacities = {hw.value(d.key, "mem_capacity_B") / 1e9 for d in generations.comparison_devices()
+                  if "mem_capacity_B" in d.specs}
+    assert set(mem.options) == capacities and list(mem.options) == sorted(mem.options)
+    assert {32, 40, 80, 141, 180, 288} <= set(mem.options)      # V100 ... B300 and Rubin (288 GB, as the B300)
+    assert all(isinstance(o, int) for o in mem.options) and mem.kind is int
 
 
 def test_summary_by_hand():
@@ -26,13 +36,15 @@ def test_kv_cache_limits_at_long_context_and_large_batch():
     rows = w.summary("en", **dict(DEFAULTS, model=1, batch=256, context=32768)).rows
     plan = p.gpus_needed(models.LLAMA3_8B, 80e9, 2, 256, 32768)
     assert rows[2][1] == f"{plan.gpus:,}" and rows[2][2].endswith("KV cache")
-    assert "KV" in rows[4][1] or rows[4][1] == w.t("ch4_w_tp_none", "en")
+    # 16 GPUs for Llama-3-8B, which has 8 KV heads: no tensor-parallel degree splits 8 heads 16 ways
+    assert plan.gpus == 16 and models.LLAMA3_8B.n_kv_heads == 8
+    assert rows[4][1] == w.t("ch4_w_tp_none", "en")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_corner_computes(lang):
     for c in w.CONTROLS:
-        for v in c.corners() if hasattr(c, "corners") else (c.min, c.default, c.max):
+        for v in (*c.values(), c.default):
             out = w.PANEL.render(lang, dict(DEFAULTS, **{c.name: v}))
             assert text_of(out)
 

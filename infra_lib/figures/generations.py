@@ -1,7 +1,8 @@
 """Figures of chapter 4 (GPU generations): peak against bandwidth, the ridge point over time.
 
-Each function takes rows computed by :func:`infra_lib.generations.generation_row` and ``lang``,
-calls :func:`style.setup`, closes the figure and returns it.
+Each function takes rows computed by :func:`infra_lib.generations.generation_row` (chapter 4:
+:func:`infra_lib.generations.comparison_rows`), their labels and ``lang``, calls
+:func:`style.setup`, closes the figure and returns it.
 """
 from collections.abc import Sequence
 
@@ -15,13 +16,19 @@ from .style import COLORS, finish, setup
 
 def peak_vs_bandwidth(rows: Sequence[generations.GenerationRow], names: Sequence[str], lang: str) -> Figure:
     """Log-log: dense BF16 peak against HBM bandwidth, one labelled point per GPU, with lines of
-    constant ridge point (peak / bandwidth) for reference."""
+    constant ridge point (peak / bandwidth) for reference.
+
+    The axes span at least 0.6-16 TB/s and 60-6,000 TFLOP/s (room for the labels of V100 to
+    B300) and widen to take in any GPU beyond: down to 2/3 of the lowest bandwidth and half
+    the lowest peak, up to twice the highest bandwidth and 2.5 times the highest peak."""
     lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.0, 4.2))
     bw = [r.mem_bw_Bps / units.TB for r in rows]
     pk = [r.peak_flop_s / 1e12 for r in rows]
+    x_lo, x_hi = min(0.6, min(bw) / 1.5), max(16.0, max(bw) * 2)
+    y_lo, y_hi = min(60.0, min(pk) / 2), max(6000.0, max(pk) * 2.5)
     for ridge in (100, 200, 400):
-        xs = [0.5, 20.0]
+        xs = [min(0.5, x_lo), max(20.0, x_hi)]
         ax.plot(xs, [x * ridge for x in xs], color=COLORS["grey"], lw=0.8, ls=":")
         ax.annotate(f"{ridge} FLOP/B", (0.65, 0.65 * ridge), fontsize=8, color=COLORS["grey"],
                     ha="left", va="bottom")
@@ -32,8 +39,8 @@ def peak_vs_bandwidth(rows: Sequence[generations.GenerationRow], names: Sequence
                     fontsize=8.5, ha="left" if below else "right")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlim(0.6, 16)
-    ax.set_ylim(60, 6000)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, y_hi)
     ax.set_xlabel(t("ch4_bw_axis", lang))
     ax.set_ylabel(t("ch4_peak_axis", lang))
     ax.set_title(t("ch4_peak_bw_title", lang), fontsize=10)

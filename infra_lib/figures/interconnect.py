@@ -45,8 +45,7 @@ def nvlink_generations(gens: Sequence[gpu.NVLinkGen], lang: str) -> Figure:
                     (xi, v), xytext=(0, 14), textcoords="offset points", ha="center", fontsize=9)
         ax.annotate(t("gpu_total_label", lang, total=g.total_Bps / units.GB), (xi, v), xytext=(0, 3),
                     textcoords="offset points", ha="center", fontsize=8, color=COLORS["grey"])
-    ax.set_xticks(x, [hardware.device_name(g.device).replace("NVIDIA ", "").split(" (")[0]
-                      + f"\nNVLink {g.generation}" for g in gens], fontsize=9)
+    ax.set_xticks(x, [f"{hardware.product_name(g.device)}\nNVLink {g.generation}" for g in gens], fontsize=9)
     ax.set_ylim(0, max(per_dir) * 1.25)
     ax.set_ylabel(t("gpu_nvlink_dir", lang))
     return finish(fig)

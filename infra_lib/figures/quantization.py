@@ -17,14 +17,15 @@ from .style import COLORS, finish, setup
 
 FORMAT_KEYS = ("bf16", "fp8", "int8", "nvfp4", "int4_g128", "mxfp4")
 """Formats on the decode figure, most bits first (keys of :func:`infra_lib.quantization.storage_format`)."""
-DEVICES = (("h100_sxm5", "H100 SXM"), ("h200_sxm", "H200"))
+DEVICES = ("h100_sxm5", "h200_sxm")
+"""The GPUs of the decode figure, each labelled by its registry short name."""
 CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
 KV_BITS = (16, 8, 4)
 
 
 def decode_ceiling_vs_bits(lang: str, keys: Sequence[str] = FORMAT_KEYS) -> Figure:
-    """Batch-1 decode ceiling (tokens/s, log) of Llama-3-8B and Llama-3-70B on one H100 SXM and
-    one H200, one point per storage format (:func:`infra_lib.quantization.storage_formats`, bits
+    """Batch-1 decode ceiling (tokens/s, log) of Llama-3-8B and Llama-3-70B on one H100 SXM5 and
+    one H200 (:data:`DEVICES`), one point per storage format (:func:`infra_lib.quantization.storage_formats`, bits
     with their scales): bandwidth / (params x bits / 8). A hollow marker: the weights alone
     exceed the GPU's usable memory (90%, ``planner.OVERHEAD_FRACTION``), so the point is what one
     GPU's bandwidth would allow; split over n GPUs, each reads 1/n of the weights and the ceiling
@@ -34,9 +35,10 @@ def decode_ceiling_vs_bits(lang: str, keys: Sequence[str] = FORMAT_KEYS) -> Figu
     fmts = [q.storage_format(k) for k in keys]
     xs = list(range(len(fmts)))
     for shape, color in ((models.LLAMA3_8B, COLORS["memory"]), (models.LLAMA3_70B, COLORS["compute"])):
-        for (device, name), style in zip(DEVICES, ("--", "-")):
+        for device, style in zip(DEVICES, ("--", "-")):
+            name = hardware.short_name(device)
             bw, mem = hardware.value(device, "mem_bw_Bps"), hardware.value(device, "mem_capacity_B")
-            ys = [q.decode_ceiling_tok_s(shape.n_params, f.bits_per_param, bw) for f in fmts]
+            ys = [q.decode_ceiling_at_bits_tok_s(shape.n_params, f.bits_per_param, bw) for f in fmts]
             ax.plot(xs, ys, style, color=color, label=t("ch9_fig_model_on", lang, model=shape.name, gpu=name))
             for x, y, f in zip(xs, ys, fmts):
                 fits = planner.kv_budget_B(shape, mem, 1, f.bytes_per_param) > 0
