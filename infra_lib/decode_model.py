@@ -19,7 +19,7 @@ N counts the weights a token multiplies (every weight except the embedding table
 """
 from dataclasses import dataclass
 
-from . import _check, hardware, measurements
+from . import _check, generations, hardware, measurements
 
 WEIGHT_SOURCES = ("skinny", "copy", "read", "datasheet")
 COMPUTE_SOURCES = ("matmul", "matmul_8192", "datasheet")
@@ -67,7 +67,7 @@ def efficiencies(weights: str = "skinny", kv: str = "copy", compute: str = "matm
     elif c == "matmul_8192":
         peak = float(measurements.load(run, "ladder")["bf16_TFLOPs"]) * 1e12
     else:
-        peak = hardware.value("h200_sxm", "peak_flop_s_sparse") / 2
+        peak = generations.dense_bf16_flop_s("h200_sxm")
     return Efficiencies(w, k, float(peak))
 
 
@@ -76,10 +76,10 @@ def _shape(run: str) -> dict[str, int]:
 
 
 @_check.finite
-def weight_B(run: str = measurements.RUN) -> float:
+def weight_read_B(run: str = measurements.RUN) -> float:
     """Weight bytes a decode step reads: all but the embedding table (vocab x d_model x 2 bytes).
 
-    >>> weight_B()
+    >>> weight_read_B()
     15009849344.0
     """
     s = _shape(run)
@@ -117,7 +117,7 @@ def decode_step_s(batch: int, context: int, eff: Efficiencies, overlap: bool = F
     t = _check.count("context", context, "tokens")
     e = _check.instance("eff", eff, Efficiencies)
     s = _shape(run)
-    w = weight_B(run)
+    w = weight_read_B(run)
     kv = float(b * t * s["kv_bytes_per_token"])
     ew = elementwise_B(b, run)
     mm_flops = w * b                      # 2 FLOPs per 2-byte weight per token
@@ -137,7 +137,7 @@ def prefill_s(prompt_tokens: int, eff: Efficiencies, run: str = measurements.RUN
     p = _check.count("prompt_tokens", prompt_tokens, "tokens")
     e = _check.instance("eff", eff, Efficiencies)
     s = _shape(run)
-    flops = weight_B(run) * p + 2.0 * p * p * s["d"] * s["layers"]
+    flops = weight_read_B(run) * p + 2.0 * p * p * s["d"] * s["layers"]
     return flops / e.peak_flop_s + elementwise_B(p, run) / e.kv_Bps
 
 
@@ -207,7 +207,7 @@ def ridge_bracket_s(batch: int, context: int, eff: Efficiencies, run: str = meas
     t = _check.count("context", context, "tokens")
     e = _check.instance("eff", eff, Efficiencies)
     s = _shape(run)
-    w = weight_B(run)
+    w = weight_read_B(run)
     rest = (b * t * s["kv_bytes_per_token"] + elementwise_B(b, run)) / e.kv_Bps
     mem, comp = w / e.weight_Bps, w * b / e.peak_flop_s
     return max(mem, comp) + rest, mem + comp + rest
@@ -226,7 +226,7 @@ def prefill_required_flop_s(run: str = measurements.RUN) -> float:
     pre = data["prefill"]
     s = _shape(run)
     p = int(pre["P"])
-    flops = weight_B(run) * p + 2.0 * p * p * s["d"] * s["layers"]
+    flops = weight_read_B(run) * p + 2.0 * p * p * s["d"] * s["layers"]
     rest = pre["s_median"] - elementwise_B(p, run) / efficiencies(run=run).kv_Bps
     if rest <= 0:
         raise ValueError(f"run: measured prefill of {run!r} is shorter than its elementwise time")

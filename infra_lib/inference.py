@@ -9,7 +9,7 @@ seed's example the memory side wins by two orders of magnitude.
 """
 from dataclasses import dataclass
 
-from . import _check, hardware, roofline
+from . import _check, generations, hardware, models, roofline
 from .models import forward_flops_per_token
 
 
@@ -79,8 +79,8 @@ class Request:
 
     @property
     def weight_B(self) -> float:
-        """Bytes of weights: parameters x bytes per parameter."""
-        return self.n_params * self.bytes_per_param
+        """Bytes of weights: parameters x bytes per parameter (:func:`infra_lib.models.weight_B`)."""
+        return models.weight_B(self.n_params, self.bytes_per_param)
 
     @property
     def flops_per_token(self) -> float:
@@ -249,14 +249,20 @@ def max_batch_that_fits(weight_B: float, kv_B_per_request: float, mem_capacity_B
 
 @_check.finite
 def min_token_time_s(weight_B: float, mem_bw_Bps: float) -> float:
-    """The floor on a decode step: every weight byte read once at full bandwidth.
+    """The floor on a decode step: every weight byte read once at full bandwidth, weight bytes /
+    bandwidth, the inverse of the batch-1 decode ceiling
+    (1 / :func:`infra_lib.generations.decode_ceiling_tok_s`, the one formula of both).
 
     8B parameters in BF16 on an H100 SXM5: 16 GB / 3.352 TB/s = 4.8 ms, so at most ~210 tokens/s.
 
     >>> round(min_token_time_s(16e9, 3352e9) * 1e3, 2)
     4.77
     """
-    return _check.positive("weight_B", weight_B, "bytes") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+    ceiling = generations.decode_ceiling_tok_s(mem_bw_Bps, weight_B)
+    if ceiling == 0:            # bandwidth / bytes below the smallest float: the time overflows
+        raise ValueError(f"weight_B / mem_bw_Bps is too large for a float "
+                         f"(weight_B={weight_B:g}, mem_bw_Bps={mem_bw_Bps:g})")
+    return 1 / ceiling
 
 
 def teaching_request() -> Request:

@@ -8,7 +8,7 @@ FLOPs / F + bytes / BW (they do not overlap at all). Williams, Waterman and Patt
 """
 from dataclasses import dataclass
 
-from . import _check
+from . import _check, roofline
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,15 @@ class Op:
     def intensity(self) -> float:
         """FLOPs per byte moved."""
         return self.flops / self.moved_B
+
+    def bound(self, peak_flop_s: float, mem_bw_Bps: float) -> str:
+        """'compute' if the op's intensity is at or above the ridge peak / bandwidth, else 'memory':
+        :func:`infra_lib.roofline.bound` of :attr:`intensity`.
+
+        >>> Op(2e12, 1e9).bound(1e15, 1e12), Op(1e9, 1e9).bound(1e15, 1e12)
+        ('compute', 'memory')
+        """
+        return roofline.bound(self.intensity, peak_flop_s, mem_bw_Bps)
 
 
 @_check.finite
@@ -131,15 +140,3 @@ def time_sum_s(op: Op, peak_flop_s: float, mem_bw_Bps: float) -> float:
     op = _check.instance("op", op, Op)
     return (op.flops / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
             + op.moved_B / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s"))
-
-
-@_check.finite
-def bound(op: Op, peak_flop_s: float, mem_bw_Bps: float) -> str:
-    """'compute' if the op's intensity is above the ridge peak / bandwidth, else 'memory'.
-
-    >>> bound(Op(2e12, 1e9), 1e15, 1e12), bound(Op(1e9, 1e9), 1e15, 1e12)
-    ('compute', 'memory')
-    """
-    op = _check.instance("op", op, Op)
-    ridge = _check.positive("peak_flop_s", peak_flop_s, "FLOP/s") / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
-    return "compute" if op.intensity >= ridge else "memory"

@@ -32,30 +32,7 @@ OVERHEAD_FRACTION = 0.1
 """Teaching assumption: the share of each GPU's memory not available for weights and KV cache
 (vLLM's default ``gpu_memory_utilization`` is 0.9)."""
 
-BYTES_PER_PARAM = {"bf16": 2.0, "fp8": 1.0, "int4": 0.5}
-"""Bytes per weight at each precision (INT4 ignores the per-group scales, a few percent)."""
-
-
-def _overhead(overhead_fraction: float) -> float:
-    value = _check.number("overhead_fraction", overhead_fraction, "(a fraction of GPU memory)")
-    if not 0 <= value < 1:
-        raise ValueError(f"overhead_fraction must be at least 0 and below 1 (a share of each GPU's "
-                         f"memory kept back), got {value:g}")
-    return value
-
-
-@_check.finite
-def weights_B(shape: ModelShape, bytes_per_param: float) -> float:
-    """Bytes of weights: parameters x bytes per parameter (all experts of a mixture of experts).
-
-    Llama-3-8B (8,030,261,248 parameters) in BF16: 16.06 GB; in INT4: 4.02 GB.
-
-    >>> from infra_lib import models
-    >>> round(weights_B(models.LLAMA3_8B, 2) / 1e9, 2), round(weights_B(models.LLAMA3_8B, 0.5) / 1e9, 2)
-    (16.06, 4.02)
-    """
-    _check.instance("shape", shape, ModelShape)
-    return shape.n_params * _check.positive("bytes_per_param", bytes_per_param, "bytes")
+_KEPT_BACK = "a share of each GPU's memory kept back"   # what overhead_fraction is, in its error message
 
 
 @_check.finite
@@ -108,8 +85,8 @@ def gpus_needed(shape: ModelShape, gpu_mem_B: float, bytes_per_param: float = 2,
     (2, 4)
     """
     mem = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
-    share = _overhead(overhead_fraction)
-    w = weights_B(shape, bytes_per_param)
+    share = _check.share("overhead_fraction", overhead_fraction, _KEPT_BACK, below_one=True)
+    w = shape.weight_B(bytes_per_param)
     kv = kv_cache_B(shape, batch, context, kv_bytes_per_value)
     gpus = max(1, math.ceil((w + kv) / ((1 - share) * mem) - 1e-12))
     reserve = share * gpus * mem
@@ -130,8 +107,8 @@ def kv_budget_B(shape: ModelShape, gpu_mem_B: float, gpus: int = 1, bytes_per_pa
     """
     mem = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
     n = _check.count("gpus", gpus, "GPUs")
-    usable = n * mem * (1 - _overhead(overhead_fraction))
-    return max(0.0, usable - weights_B(shape, bytes_per_param))
+    usable = n * mem * (1 - _check.share("overhead_fraction", overhead_fraction, _KEPT_BACK, below_one=True))
+    return max(0.0, usable - shape.weight_B(bytes_per_param))
 
 
 @_check.finite

@@ -17,16 +17,20 @@ SQNR = 10 log10(sum x^2 / sum (x - x_hat)^2) dB = -20 log10(relative RMS error).
 (127, 7)
 """
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from . import _check, formats
+from . import _check, cuda, formats, generations, models, planner, roofline
+from .models import ModelShape
 
 FloatArray = npt.NDArray[np.float64]
 GRANULARITIES = ("tensor", "channel", "group")
 
+
+# ---- storage: bits and bytes per parameter, with the scales ------------------------------------
 
 @_check.finite
 def bits_per_param(element_bits: int, scale_bits: int, group_size: int, zero_point_bits: int = 0) -> float:
@@ -44,89 +48,15 @@ def bits_per_param(element_bits: int, scale_bits: int, group_size: int, zero_poi
 
 
 @_check.finite
-def weight_B(n_params: float, bits: float) -> float:
+def weight_B_at_bits(n_params: float, bits: float) -> float:
     """Bytes of n_params weights at ``bits`` per parameter: n x bits / 8 (equation eq-weight-bytes in
-    chapter 9).
+    chapter 9), :func:`infra_lib.models.weight_B` with bits turned into bytes.
 
-    >>> weight_B(70e9, 4.25) / 1e9
+    >>> weight_B_at_bits(70e9, 4.25) / 1e9
     37.1875
     """
-    return _check.positive("n_params", n_params, "parameters") * _check.positive("bits", bits, "bits") / 8
+    return models.weight_B(n_params, _check.positive("bits", bits, "bits") / 8)
 
-
-@_check.finite
-def int_qmax(bits: int) -> int:
-    """Largest code of symmetric signed integers: 2^(bits-1) - 1 (127 for INT8, 7 for INT4)."""
-    b = _check.count("bits", bits, "bits", minimum=2)
-    if b > 16:
-        raise ValueError(f"bits must be at most 16 for integer quantization, got {b}")
-    return 2 ** (b - 1) - 1
-
-
-@_check.finite
-def quantize_int(w: ArrayLike, bits: int, granularity: str, group_size: int = 128) -> FloatArray:
-    """Symmetric integer quantize-dequantize of a 2-D weight matrix W (d_in x d_out).
-
-    granularity 'tensor': one scale; 'channel': one per column; 'group': one per ``group_size``
-    consecutive rows of each column (d_in must be a multiple of it).
-
-    >>> quantize_int([[1.0, 0.1], [-0.5, 0.05]], 8, "channel").round(4).tolist()
-    [[1.0, 0.1], [-0.5039, 0.0496]]
-    """
-    arr = formats._finite_array("w", w)
-    if arr.ndim != 2 or arr.size == 0:
-        raise ValueError(f"w must be a 2-D matrix (d_in x d_out), got shape {arr.shape}")
-    qmax = int_qmax(bits)
-    g = _check.choice("granularity", granularity, GRANULARITIES)
-    d_in, d_out = arr.shape
-    if g == "tensor":
-        blocks = arr.reshape(1, -1, 1)
-    elif g == "channel":
-        blocks = arr.reshape(1, d_in, d_out)
-    else:
-        k = _check.count("group_size", group_size, "values")
-        if d_in % k:
-            raise ValueError(f"group_size ({k}) must divide d_in, the rows of w ({d_in})")
-        blocks = arr.reshape(d_in // k, k, d_out)
-    amax = np.abs(blocks).max(axis=1, keepdims=True)
-    s = np.where(amax > 0, amax / qmax, 1.0)
-    q = np.clip(np.round(blocks / s), -qmax, qmax)
-    return (q * s).reshape(d_in, d_out)
-
-
-@_check.finite
-def sqnr_db(x: ArrayLike, y: ArrayLike) -> float:
-    """SQNR in dB of y against x: -20 log10(relative RMS error) (equation eq-sqnr in chapter 9).
-
-    >>> round(sqnr_db([3.0, 4.0], [3.0, 4.5]), 2)
-    20.0
-    """
-    err = formats.relative_rms_error(x, y)
-    if err == 0:
-        raise ValueError("y equals x exactly: the SQNR is infinite")
-    return -20 * math.log10(err)
-
-
-@_check.finite
-def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: float) -> int:
-    """Tokens of KV cache that fit beside the weights: floor((C - W) / KV per token); batch x context
-    (equation eq-kv-tokens in chapter 9).
-
-    >>> kv_tokens_that_fit(80e9, 16e9, 131072)
-    488281
-    """
-    free = _check.positive("mem_capacity_B", mem_capacity_B, "bytes") - _check.non_negative(
-        "weight_B", weight_B, "bytes")
-    per = _check.positive("kv_B_per_token", kv_B_per_token, "bytes")
-    return max(0, int(free / per))
-
-
-# ---- chapter 9: what the bits buy (storage, decode, KV cache) and what they cost (error) -----
-
-from dataclasses import dataclass  # noqa: E402
-
-from . import cuda, generations, planner, roofline  # noqa: E402
-from .models import ModelShape  # noqa: E402
 
 TENSOR_VALUES = 8192 * 8192
 """Values sharing FP8's one per-tensor FP32 scale in :func:`storage_formats`: one 8,192 x 8,192
@@ -216,21 +146,38 @@ def storage_format(key: str) -> StorageFormat:
     return _check.lookup("key", key, {f.key: f for f in storage_formats()}, "storage format")
 
 
+# ---- what the bits buy: decode ceiling, KV room, the compute-bound batch, FP8 speed ------------
+
 @_check.finite
-def decode_ceiling_tok_s(n_params: float, bits: float, mem_bw_Bps: float) -> float:
+def decode_ceiling_at_bits_tok_s(n_params: float, bits: float, mem_bw_Bps: float) -> float:
     """Batch-1 decode ceiling at ``bits`` per weight: bandwidth / (n_params x bits / 8) (equation
     eq-decode-ceiling-bits in chapter 9).
 
     Every weight is read once per generated token (:func:`infra_lib.generations.decode_ceiling_tok_s`
-    applied to :func:`weight_B`); KV-cache reads and imperfect bandwidth only lower it. Halving the
-    bits doubles the ceiling. A model split over n GPUs by tensor parallelism reads 1/n of the
-    weights on each: pass n x the bandwidth (communication left out). W4A16 kernels reach the
-    byte ratio only if dequantizing the weights hides behind their reads. 8B parameters in BF16 on an H200 at 4.8 TB/s: 4.8e12 / 16e9 = 300.
+    applied to :func:`weight_B_at_bits`); KV-cache reads and imperfect bandwidth only lower it.
+    Halving the bits doubles the ceiling. A model split over n GPUs by tensor parallelism reads
+    1/n of the weights on each: pass n x the bandwidth (communication left out). W4A16 kernels
+    reach the byte ratio only if dequantizing the weights hides behind their reads. 8B parameters
+    in BF16 on an H200 at 4.8 TB/s: 4.8e12 / 16e9 = 300.
 
-    >>> decode_ceiling_tok_s(8e9, 16, 4.8e12), decode_ceiling_tok_s(8e9, 8, 4.8e12)
+    >>> decode_ceiling_at_bits_tok_s(8e9, 16, 4.8e12), decode_ceiling_at_bits_tok_s(8e9, 8, 4.8e12)
     (300.0, 600.0)
     """
-    return generations.decode_ceiling_tok_s(mem_bw_Bps, weight_B(n_params, bits))
+    return generations.decode_ceiling_tok_s(mem_bw_Bps, weight_B_at_bits(n_params, bits))
+
+
+@_check.finite
+def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: float) -> int:
+    """Tokens of KV cache that fit beside the weights: floor((C - W) / KV per token); batch x context
+    (equation eq-kv-tokens in chapter 9).
+
+    >>> kv_tokens_that_fit(80e9, 16e9, 131072)
+    488281
+    """
+    free = _check.positive("mem_capacity_B", mem_capacity_B, "bytes") - _check.non_negative(
+        "weight_B", weight_B, "bytes")
+    per = _check.positive("kv_B_per_token", kv_B_per_token, "bytes")
+    return max(0, int(free / per))
 
 
 @_check.finite
@@ -257,25 +204,144 @@ def max_batch_at(shape: ModelShape, gpu_mem_B: float, weight_bits: float, kv_bit
 
 
 @_check.finite
-def compute_bound_batch(peak_flop_s: float, mem_bw_Bps: float, bits: float) -> float:
+def compute_bound_batch_at_bits(peak_flop_s: float, mem_bw_Bps: float, bits: float) -> float:
     """The decode batch at which the weight matmuls turn compute-bound: B* = (F / BW) x b / 16.
 
-    A step of B sequences does 2 P B FLOPs on P b / 8 bytes of weights, an intensity of 16 B / b
-    FLOP per byte; it reaches the ridge point F / BW (chapter 6) at B* (equation eq-flip-batch in
-    chapter 9). KV-cache reads add bytes and push the crossing further out. Fewer bits per weight
-    cross sooner, unless the arithmetic gets faster with them (FP8 on FP8 Tensor Cores: F and b
-    change together and B* stays). ``compute_bound_batch(F_bf16, BW, 8)`` = F_bf16 / (2 BW) is also
-    the batch at which BF16 arithmetic on P weights takes as long as reading P FP8 bytes: where
-    W4A16 (compute-bound there) and FP8 W8A8 (still memory-bound) tie.
+    The weights alone, at b bits each; :func:`infra_lib.inference.compute_bound_batch` solves the
+    same crossing for a request, its KV cache included. A step of B sequences does 2 P B FLOPs on
+    P b / 8 bytes of weights, an intensity of 16 B / b FLOP per byte; it reaches the ridge point
+    F / BW (chapter 6) at B* (equation eq-flip-batch in chapter 9). KV-cache reads add bytes and
+    push the crossing further out. Fewer bits per weight cross sooner, unless the arithmetic gets
+    faster with them (FP8 on FP8 Tensor Cores: F and b change together and B* stays).
+    ``compute_bound_batch_at_bits(F_bf16, BW, 8)`` = F_bf16 / (2 BW) is also the batch at which
+    BF16 arithmetic on P weights takes as long as reading P FP8 bytes: where W4A16 (compute-bound
+    there) and FP8 W8A8 (still memory-bound) tie.
 
-    >>> round(compute_bound_batch(989e12, 3.35e12, 16), 1), round(compute_bound_batch(989e12, 3.35e12, 4), 1)
-    (295.2, 73.8)
+    >>> [round(compute_bound_batch_at_bits(989e12, 3.35e12, bits), 1) for bits in (16, 4)]
+    [295.2, 73.8]
     """
     ridge = roofline.ridge_point(peak_flop_s, mem_bw_Bps)
     return ridge * _check.positive("bits", bits, "bits per weight") / 16
 
 
-# ---- the error side: quantized weights in a matrix product ------------------------------------
+@dataclass(frozen=True)
+class PrefillDecode:
+    """Step times in BF16 and in FP8 (weights and compute) and the speedups FP8 brings.
+
+    Each time is the roofline's max(FLOPs / peak, weight bytes / bandwidth).
+    """
+    prefill_bf16_s: float
+    prefill_fp8_s: float
+    decode_bf16_s: float
+    decode_fp8_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for f in ("prefill_bf16_s", "prefill_fp8_s", "decode_bf16_s", "decode_fp8_s"):
+            _check.positive(f, getattr(self, f), "s")
+
+    @property
+    def prefill_speedup(self) -> float:
+        """prefill_bf16_s / prefill_fp8_s: the FP8/BF16 peak ratio when prefill is compute-bound."""
+        return self.prefill_bf16_s / self.prefill_fp8_s
+
+    @property
+    def decode_speedup(self) -> float:
+        """decode_bf16_s / decode_fp8_s: 16 / 8 = 2 from the bytes when batch-1 decode is memory-bound."""
+        return self.decode_bf16_s / self.decode_fp8_s
+
+
+def _measured_peak(precision: str) -> float:
+    return cuda.measured_matmul_peaks_flop_s()[precision]
+
+
+@_check.finite
+def prefill_decode_speedup(n_params: float, prompt_tokens: float, mem_bw_Bps: float,
+                           bf16_flop_s: float | None = None, fp8_flop_s: float | None = None) -> PrefillDecode:
+    """Prefill and batch-1 decode with BF16 vs FP8 weights and compute.
+
+    prefill: max(2 N T / peak, N x bytes / bandwidth); decode (one token): max(2 N / peak,
+    N x bytes / bandwidth); bytes per weight 2 (BF16) and 1 (FP8, its per-tensor scales left
+    out). The peaks default to the H200's measured 8,192^3 matmul rates
+    (:func:`infra_lib.cuda.measured_matmul_peaks_flop_s`: BF16 and FP8 E4M3 via
+    ``torch._scaled_mm``). Prefill gains the peak ratio, decode the byte ratio and nothing from
+    the FLOPs.
+
+    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 1600e12)
+    >>> r.prefill_speedup, r.decode_speedup
+    (2.0, 2.0)
+    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 800e12)
+    >>> r.prefill_speedup, r.decode_speedup
+    (1.0, 2.0)
+    """
+    n = _check.positive("n_params", n_params, "parameters")
+    tokens = _check.positive("prompt_tokens", prompt_tokens, "tokens")
+    bw = _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+    peak16 = _check.positive("bf16_flop_s", _measured_peak("bf16") if bf16_flop_s is None else bf16_flop_s,
+                             "FLOP/s")
+    peak8 = _check.positive("fp8_flop_s", _measured_peak("fp8") if fp8_flop_s is None else fp8_flop_s,
+                            "FLOP/s")
+    w16, w8 = weight_B_at_bits(n, 16), weight_B_at_bits(n, 8)
+    return PrefillDecode(prefill_bf16_s=max(2 * n * tokens / peak16, w16 / bw),
+                         prefill_fp8_s=max(2 * n * tokens / peak8, w8 / bw),
+                         decode_bf16_s=max(2 * n / peak16, w16 / bw),
+                         decode_fp8_s=max(2 * n / peak8, w8 / bw))
+
+
+# ---- what the bits cost: integer quantizers and their error in a matrix product ----------------
+
+@_check.finite
+def int_qmax(bits: int) -> int:
+    """Largest code of symmetric signed integers: 2^(bits-1) - 1 (127 for INT8, 7 for INT4)."""
+    b = _check.count("bits", bits, "bits", minimum=2)
+    if b > 16:
+        raise ValueError(f"bits must be at most 16 for integer quantization, got {b}")
+    return 2 ** (b - 1) - 1
+
+
+@_check.finite
+def quantize_int(w: ArrayLike, bits: int, granularity: str, group_size: int = 128) -> FloatArray:
+    """Symmetric integer quantize-dequantize of a 2-D weight matrix W (d_in x d_out).
+
+    granularity 'tensor': one scale; 'channel': one per column; 'group': one per ``group_size``
+    consecutive rows of each column (d_in must be a multiple of it).
+
+    >>> quantize_int([[1.0, 0.1], [-0.5, 0.05]], 8, "channel").round(4).tolist()
+    [[1.0, 0.1], [-0.5039, 0.0496]]
+    """
+    arr = formats._finite_array("w", w)
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"w must be a 2-D matrix (d_in x d_out), got shape {arr.shape}")
+    qmax = int_qmax(bits)
+    g = _check.choice("granularity", granularity, GRANULARITIES)
+    d_in, d_out = arr.shape
+    if g == "tensor":
+        blocks = arr.reshape(1, -1, 1)
+    elif g == "channel":
+        blocks = arr.reshape(1, d_in, d_out)
+    else:
+        k = _check.count("group_size", group_size, "values")
+        if d_in % k:
+            raise ValueError(f"group_size ({k}) must divide d_in, the rows of w ({d_in})")
+        blocks = arr.reshape(d_in // k, k, d_out)
+    amax = np.abs(blocks).max(axis=1, keepdims=True)
+    s = np.where(amax > 0, amax / qmax, 1.0)
+    q = np.clip(np.round(blocks / s), -qmax, qmax)
+    return (q * s).reshape(d_in, d_out)
+
+
+@_check.finite
+def sqnr_db(x: ArrayLike, y: ArrayLike) -> float:
+    """SQNR in dB of y against x: -20 log10(relative RMS error) (equation eq-sqnr in chapter 9).
+
+    >>> round(sqnr_db([3.0, 4.0], [3.0, 4.5]), 2)
+    20.0
+    """
+    err = formats.relative_rms_error(x, y)
+    if err == 0:
+        raise ValueError("y equals x exactly: the SQNR is infinite")
+    return -20 * math.log10(err)
+
 
 MAX_VALUES = 2 ** 22
 """Largest teaching matrix (values) of :func:`synthetic_weights` / :func:`synthetic_activations`."""
@@ -311,9 +377,7 @@ def synthetic_weights(d_in: int, d_out: int, outlier_fraction: float = 0.0, outl
     d_in = _check.count("d_in", d_in, "inputs")
     d_out = _check.count("d_out", d_out, "outputs")
     _size(d_in, d_out, "d_in x d_out")
-    p = _check.non_negative("outlier_fraction", outlier_fraction, "(a share of the entries)")
-    if p > 1:
-        raise ValueError(f"outlier_fraction must be at most 1 (a share of the entries), got {p:g}")
+    p = _check.share("outlier_fraction", outlier_fraction, "a share of the entries")
     k = _check.positive("outlier_scale", outlier_scale, "(times the typical weight)")
     rng = np.random.default_rng(_check.count("seed", seed, "", minimum=0))
     w = rng.standard_normal((d_in, d_out)) / math.sqrt(d_in)
@@ -403,72 +467,6 @@ def granularity_errors(w: ArrayLike, bits: int, group_size: int = 128) -> dict[s
     return {g: sqnr_db(arr, quantize_int(arr, bits, g, group_size)) for g in GRANULARITIES}
 
 
-# ---- FP8 compute: prefill is compute-bound, batch-1 decode is bandwidth-bound ----------------
-
-@dataclass(frozen=True)
-class PrefillDecode:
-    """Step times in BF16 and in FP8 (weights and compute) and the speedups FP8 brings.
-
-    Each time is the roofline's max(FLOPs / peak, weight bytes / bandwidth).
-    """
-    prefill_bf16_s: float
-    prefill_fp8_s: float
-    decode_bf16_s: float
-    decode_fp8_s: float
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-        for f in ("prefill_bf16_s", "prefill_fp8_s", "decode_bf16_s", "decode_fp8_s"):
-            _check.positive(f, getattr(self, f), "s")
-
-    @property
-    def prefill_speedup(self) -> float:
-        """prefill_bf16_s / prefill_fp8_s: the FP8/BF16 peak ratio when prefill is compute-bound."""
-        return self.prefill_bf16_s / self.prefill_fp8_s
-
-    @property
-    def decode_speedup(self) -> float:
-        """decode_bf16_s / decode_fp8_s: 16 / 8 = 2 from the bytes when batch-1 decode is memory-bound."""
-        return self.decode_bf16_s / self.decode_fp8_s
-
-
-def _measured_peak(precision: str) -> float:
-    return cuda.measured_matmul_peaks_flop_s()[precision]
-
-
-@_check.finite
-def prefill_decode_speedup(n_params: float, prompt_tokens: float, mem_bw_Bps: float,
-                           bf16_flop_s: float | None = None, fp8_flop_s: float | None = None) -> PrefillDecode:
-    """Prefill and batch-1 decode with BF16 vs FP8 weights and compute.
-
-    prefill: max(2 N T / peak, N x bytes / bandwidth); decode (one token): max(2 N / peak,
-    N x bytes / bandwidth); bytes per weight 2 (BF16) and 1 (FP8, its per-tensor scales left
-    out). The peaks default to the H200's measured 8,192^3 matmul rates
-    (:func:`infra_lib.cuda.measured_matmul_peaks_flop_s`: BF16 and FP8 E4M3 via
-    ``torch._scaled_mm``). Prefill gains the peak ratio, decode the byte ratio and nothing from
-    the FLOPs.
-
-    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 1600e12)
-    >>> r.prefill_speedup, r.decode_speedup
-    (2.0, 2.0)
-    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 800e12)
-    >>> r.prefill_speedup, r.decode_speedup
-    (1.0, 2.0)
-    """
-    n = _check.positive("n_params", n_params, "parameters")
-    tokens = _check.positive("prompt_tokens", prompt_tokens, "tokens")
-    bw = _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
-    peak16 = _check.positive("bf16_flop_s", _measured_peak("bf16") if bf16_flop_s is None else bf16_flop_s,
-                             "FLOP/s")
-    peak8 = _check.positive("fp8_flop_s", _measured_peak("fp8") if fp8_flop_s is None else fp8_flop_s,
-                            "FLOP/s")
-    w16, w8 = weight_B(n, 16), weight_B(n, 8)
-    return PrefillDecode(prefill_bf16_s=max(2 * n * tokens / peak16, w16 / bw),
-                         prefill_fp8_s=max(2 * n * tokens / peak8, w8 / bw),
-                         decode_bf16_s=max(2 * n / peak16, w16 / bw),
-                         decode_fp8_s=max(2 * n / peak8, w8 / bw))
-
-
 @_check.finite
 def smooth_scales(x: ArrayLike, w: ArrayLike, alpha: float = 0.5) -> FloatArray:
     """SmoothQuant's per-input-channel scales: s_j = max|X_j|^alpha / max|W_j|^(1 - alpha).
@@ -484,9 +482,7 @@ def smooth_scales(x: ArrayLike, w: ArrayLike, alpha: float = 0.5) -> FloatArray:
     xa, wa = _matrix("x", x), _matrix("w", w)
     if xa.shape[1] != wa.shape[0]:
         raise ValueError(f"x has {xa.shape[1]} columns but w has {wa.shape[0]} rows: x @ w needs them equal")
-    a = _check.number("alpha", alpha, "(the migration strength)")
-    if not 0 <= a <= 1:
-        raise ValueError(f"alpha must be between 0 and 1 (the share of the range moved), got {a:g}")
+    a = _check.share("alpha", alpha, "the migration strength: the share of the range moved")
     xmax, wmax = np.abs(xa).max(axis=0), np.abs(wa).max(axis=1)
     ok = (xmax > 0) & (wmax > 0)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):

@@ -159,6 +159,13 @@ def test_min_token_time_on_h100():
     assert 1 / t <= 210
 
 
+def test_min_token_time_is_the_inverse_of_the_decode_ceiling():
+    # 3,352 GB/s over 16 GB: 209.5 tokens/s, so 1 / 209.5 s per token
+    assert inf.min_token_time_s(16e9, 3352e9) == 1 / 209.5
+    with pytest.raises(ValueError, match="weight_B"):        # 1e308 B at 5e-324 B/s: no float holds it
+        inf.min_token_time_s(1e308, 5e-324)
+
+
 def test_measured_h200_steps_respect_the_floor():
     # Every measured decode step took at least bytes / datasheet bandwidth (4.8 TB/s).
     for row in MEASURED["decode"]:

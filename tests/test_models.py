@@ -65,10 +65,12 @@ def test_weight_B_at_other_precisions():
     assert m.LLAMA3_8B.weight_B(0.5) == 8_030_261_248 / 2
 
 
-def test_presets():
-    assert m.PRESETS["llama-3-8b"] is m.LLAMA3_8B
-    assert m.PRESETS["llama-3-70b"] is m.LLAMA3_70B
-    assert m.TEACHING_8B_PARAMS == 8e9
+def test_weight_B_by_hand():
+    # 70e9 parameters x 2 bytes = 140 GB; x 0.5 bytes (INT4, scales left out) = 35 GB
+    assert m.weight_B(70e9) == 140e9
+    assert m.weight_B(70e9, 0.5) == 35e9
+    # a mixture of experts stores every expert: Mixtral's total, not its active, parameters
+    assert m.MIXTRAL_8X7B.weight_B() == m.weight_B(m.MIXTRAL_8X7B.n_params) > 2 * m.MIXTRAL_8X7B.n_active_params
 
 
 # ---- FLOPs per token (Kaplan et al. 2020) -------------------------------------------------
@@ -175,6 +177,8 @@ def test_kv_counts_reject_bad_input(param, call, bad):
     ("bytes_per_value", lambda x: m.kv_B_per_token(32, 8, 128, x)),
     ("bytes_per_value", lambda x: m.LLAMA3_8B.kv_B_per_token(x)),
     ("bytes_per_param", lambda x: m.LLAMA3_8B.weight_B(x)),
+    ("bytes_per_param", lambda x: m.weight_B(8e9, x)),
+    ("n_params", lambda x: m.weight_B(x, 2)),
 ])
 def test_bytes_per_value_rejects_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):

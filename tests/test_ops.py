@@ -43,5 +43,13 @@ def test_max_below_sum_below_twice_max(flops, moved, peak, bw):
 
 
 def test_bound_flips_at_ridge():
-    assert ops.bound(ops.Op(999, 1), 1000, 1) == "memory"
-    assert ops.bound(ops.Op(1000, 1), 1000, 1) == "compute"
+    # ridge 1000 FLOP/s over 1 B/s = 1000 FLOP/byte: 999 FLOPs on one byte is below it, 1000 on it
+    assert ops.Op(999, 1).bound(1000, 1) == "memory"
+    assert ops.Op(1000, 1).bound(1000, 1) == "compute"
+
+
+def test_bound_names_bad_roofs():
+    with pytest.raises(ValueError, match="peak_flop_s"):
+        ops.Op(1000, 1).bound(0, 1)
+    with pytest.raises(ValueError, match="mem_bw_Bps"):
+        ops.Op(1000, 1).bound(1000, -1)

@@ -9,9 +9,7 @@ L8, L70 = models.LLAMA3_8B, models.LLAMA3_70B
 
 def test_weights_at_three_precisions():
     n = 8_030_261_248
-    assert p.weights_B(L8, 2) == 2 * n
-    assert p.weights_B(L8, 1) == n
-    assert p.weights_B(L8, 0.5) == n / 2
+    assert [p.gpus_needed(L8, 80e9, bpp).weights_B for bpp in (2, 1, 0.5)] == [2 * n, n, n / 2]
 
 
 def test_kv_cache_counts_kv_heads_not_query_heads():
@@ -45,7 +43,7 @@ def test_kv_cache_becomes_the_limit_at_large_batch():
 
 def test_no_overhead_means_exact_fit():
     shape = L8
-    mem = p.weights_B(shape, 2) + p.kv_cache_B(shape, 1, 4096)
+    mem = shape.weight_B(2) + p.kv_cache_B(shape, 1, 4096)
     assert p.gpus_needed(shape, mem, overhead_fraction=0).gpus == 1
 
 
@@ -84,4 +82,6 @@ def test_overhead_fraction_out_of_range_is_named(bad):
 
 def test_shape_must_be_a_model_shape():
     with pytest.raises(TypeError, match="shape"):
-        p.weights_B("llama", 2)  # type: ignore[arg-type]
+        p.gpus_needed("llama", 80e9)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="shape"):
+        p.kv_budget_B("llama", 80e9)  # type: ignore[arg-type]

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from infra_lib import formats, quantization as q
+from infra_lib import cuda, formats, generations, hardware, models, planner, quantization as q
 
 
 def test_bits_per_param_by_hand():
@@ -15,8 +15,8 @@ def test_bits_per_param_by_hand():
 
 
 def test_weight_bytes_70b():
-    assert q.weight_B(70e9, 16) == 140e9
-    assert q.weight_B(70e9, 4.5) == pytest.approx(39.375e9)
+    assert q.weight_B_at_bits(70e9, 16) == 140e9
+    assert q.weight_B_at_bits(70e9, 4.5) == pytest.approx(39.375e9)
 
 
 def test_int_qmax():
@@ -45,11 +45,13 @@ def test_finer_scales_never_lose_on_outliers():
 
 
 def test_sqnr_identity():
-    # relative error 0.1 -> 20 dB; uniform error of half a step on INT8: about 6 dB per bit
+    # error [0, 0.5] against [3, 4] (norm 5): relative error 0.1 -> 20 dB
     assert q.sqnr_db([3.0, 4.0], [3.0, 4.5]) == pytest.approx(20.0)
+    # half the error (0.25 / 5 = 0.05): 20 log10(2) = 6.0206 dB more, what one more bit buys
+    gain = q.sqnr_db([3.0, 4.0], [3.0, 4.25]) - q.sqnr_db([3.0, 4.0], [3.0, 4.5])
+    assert gain == pytest.approx(6.0206, abs=1e-4)
     with pytest.raises(ValueError, match="infinite"):
         q.sqnr_db([1.0], [1.0])
-    assert 20 * math.log10(2) == pytest.approx(6.0206, abs=1e-4)
 
 
 def test_kv_tokens_by_hand():
@@ -58,8 +60,6 @@ def test_kv_tokens_by_hand():
 
 
 # ---- chapter 9: storage, decode, KV room, matmul error, FP8 prefill/decode --------------------
-
-from infra_lib import cuda, generations, hardware, models, planner  # noqa: E402
 
 
 def test_storage_formats_by_hand():
@@ -73,7 +73,7 @@ def test_storage_formats_by_hand():
     assert f["nvfp4"].bits_per_param == 4 + 8 / 16 == formats.NVFP4.bits_per_value
     assert q.storage_format("int4_g128").bytes_per_param == 4.25 / 8
     # 70e9 parameters at 4.25 bits: 70e9 x 4.25 / 8 = 37.1875 GB
-    assert q.weight_B(70e9, f["int4_g128"].bits_per_param) == pytest.approx(37.1875e9)
+    assert q.weight_B_at_bits(70e9, f["int4_g128"].bits_per_param) == pytest.approx(37.1875e9)
     # the per-tensor scale shrinks as the tensor grows
     assert q.storage_formats(1)[1].bits_per_param == 40
 
@@ -85,15 +85,15 @@ def test_storage_format_unknown_key_suggests():
 
 def test_decode_ceiling_by_hand():
     # H200 4.8 TB/s over 8e9 x 16 / 8 = 16 GB: 300 tokens/s; 4 bits: 1,200
-    assert q.decode_ceiling_tok_s(8e9, 16, 4.8e12) == pytest.approx(300)
-    assert q.decode_ceiling_tok_s(8e9, 4, 4.8e12) == pytest.approx(1200)
+    assert q.decode_ceiling_at_bits_tok_s(8e9, 16, 4.8e12) == pytest.approx(300)
+    assert q.decode_ceiling_at_bits_tok_s(8e9, 4, 4.8e12) == pytest.approx(1200)
     bw = hardware.value("h200_sxm", "mem_bw_Bps")
-    assert q.decode_ceiling_tok_s(70e9, 8, bw) == generations.decode_ceiling_tok_s(bw, 70e9)
+    assert q.decode_ceiling_at_bits_tok_s(70e9, 8, bw) == generations.decode_ceiling_tok_s(bw, 70e9)
 
 
 def test_decode_ceiling_scales_inversely_with_bits():
     for bits in (16, 8, 4.5, 4.25):
-        assert q.decode_ceiling_tok_s(1e9, bits, 1e12) * bits == pytest.approx(1e12 / 1e9 * 8)
+        assert q.decode_ceiling_at_bits_tok_s(1e9, bits, 1e12) * bits == pytest.approx(1e12 / 1e9 * 8)
 
 
 def test_max_batch_by_hand():
@@ -215,7 +215,7 @@ def test_prefill_of_one_token_is_decode():
 
 def test_bad_inputs_name_the_parameter():
     with pytest.raises(ValueError, match="mem_bw_Bps"):
-        q.decode_ceiling_tok_s(8e9, 16, 0)
+        q.decode_ceiling_at_bits_tok_s(8e9, 16, 0)
     with pytest.raises(ValueError, match="kv_bits"):
         q.max_batch_at(models.LLAMA3_8B, 80e9, 16, -8, 4096)
     with pytest.raises(ValueError, match="overhead_fraction"):
@@ -244,11 +244,12 @@ def test_smoothing_keeps_the_product_and_flattens_the_activations():
 
 def test_compute_bound_batch_by_hand_and_fp8_keeps_it():
     # ridge 1000e12 / 4e12 = 250 FLOP/byte; 8-bit weights reach it at 250 x 8 / 16 = 125 sequences
-    assert q.compute_bound_batch(1000e12, 4e12, 8) == pytest.approx(125)
+    assert q.compute_bound_batch_at_bits(1000e12, 4e12, 8) == pytest.approx(125)
     # FP8 arithmetic doubles the peak as FP8 weights halve the bits: the crossing stays put
-    assert q.compute_bound_batch(2000e12, 4e12, 8) == pytest.approx(q.compute_bound_batch(1000e12, 4e12, 16))
+    assert q.compute_bound_batch_at_bits(2000e12, 4e12, 8) == pytest.approx(
+        q.compute_bound_batch_at_bits(1000e12, 4e12, 16))
     with pytest.raises(ValueError, match="bits"):
-        q.compute_bound_batch(1000e12, 4e12, 0)
+        q.compute_bound_batch_at_bits(1000e12, 4e12, 0)
 
 
 def test_gqa_kv_bytes_per_token_by_hand():
@@ -263,10 +264,11 @@ def test_split_over_gpus_multiplies_the_ceiling():
     # parallelism each reads half the weights per token: twice one GPU's ceiling
     shape, bw = models.LLAMA3_70B, 4.8e12
     assert planner.gpus_needed(shape, 141e9, 2).gpus == 2
-    assert q.decode_ceiling_tok_s(shape.n_params, 16, 2 * bw) == pytest.approx(
-        2 * q.decode_ceiling_tok_s(shape.n_params, 16, bw))
+    assert q.decode_ceiling_at_bits_tok_s(shape.n_params, 16, 2 * bw) == pytest.approx(
+        2 * q.decode_ceiling_at_bits_tok_s(shape.n_params, 16, bw))
     # INT4 g128 on one GPU against BF16 on two: (16 / 4.25) / 2 = 1.88
-    ratio = q.decode_ceiling_tok_s(shape.n_params, 4.25, bw) / q.decode_ceiling_tok_s(shape.n_params, 16, 2 * bw)
+    ratio = (q.decode_ceiling_at_bits_tok_s(shape.n_params, 4.25, bw)
+             / q.decode_ceiling_at_bits_tok_s(shape.n_params, 16, 2 * bw))
     assert ratio == pytest.approx(16 / 4.25 / 2)
 
 
@@ -277,9 +279,9 @@ def test_w4a16_and_fp8_tie_where_bf16_flops_equal_fp8_bytes():
     F, bw, P = 1000e12, 4e12, 1e9
     w4 = lambda B: max(2 * P * B / F, P * 4.25 / 8 / bw)        # noqa: E731
     fp8 = lambda B: max(2 * P * B / (2 * F), P * 8 / 8 / bw)     # noqa: E731
-    tie = q.compute_bound_batch(F, bw, 8)
+    tie = q.compute_bound_batch_at_bits(F, bw, 8)
     assert tie == pytest.approx(125)
     assert w4(tie) == pytest.approx(fp8(tie))
     assert w4(tie / 2) < fp8(tie / 2) and w4(2 * tie) > fp8(2 * tie)
     # W4A16 turns compute-bound at 250 x 4.25 / 16 = 66.4, before the tie
-    assert q.compute_bound_batch(F, bw, 4.25) == pytest.approx(250 * 4.25 / 16)
+    assert q.compute_bound_batch_at_bits(F, bw, 4.25) == pytest.approx(250 * 4.25 / 16)
