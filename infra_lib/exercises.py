@@ -19,12 +19,23 @@ A review chapter can draw new variants (:meth:`Exercise.draw`, inside each param
 and grade a reader's answers against them (:meth:`Exercise.grade`). This module imports nothing
 heavier than the standard library; the chapter's ``glue`` is imported only when
 :meth:`Exercise.glue` is called without one.
+
+A chapter's own assumptions (the context and batch it computes with, its sweeps, its teaching
+examples) are bound the same way, once, in a :class:`Scenario` at the top of its first computing
+cell, and read by name wherever the chapter uses them (``tests/test_scenarios.py`` fails on a
+literal typed three times in a chapter's code):
+
+>>> scenario = Scenario(context=1000, batch=64)
+>>> scenario.context * scenario.batch
+64000
 """
+import functools
 import importlib
 import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from numbers import Real
 from typing import Any
 
 from . import _check
@@ -227,3 +238,100 @@ def glue_all(exercises: list[Exercise], glue_fn: Callable[..., Any] | None = Non
             raise ValueError(f"exercise {ex.key} glues {', '.join(twice)}, already glued by another exercise")
         glued |= ex.glue(glue_fn)
     return glued
+
+
+class Scenario:
+    """A chapter's assumptions, bound once and read by name: the parameter record of a lecture.
+
+    ``Scenario(context=1000, batch=64)`` at the top of a chapter replaces the 1000 and the 64
+    typed wherever the chapter uses them; a figure, a glue call and a later cell then read
+    ``scenario.context``, so the text and every computation cannot drift apart. Each value is a
+    number (finite, not a bool), a string or a tuple of them, and keeps its type, so what is
+    glued from ``scenario.batch`` is what the literal 64 glued. The record is frozen: no later
+    cell can change what an earlier one computed with; :meth:`replace` makes another. Unlike an
+    :class:`Exercise` it has no ranges and no answers: nothing is drawn from it or graded.
+
+    >>> scenario = Scenario(context=1000, batch=64, torus=(4, 4, 2), device="h200_sxm")
+    >>> scenario.batch, scenario.torus
+    (64, (4, 4, 2))
+    >>> scenario.replace(batch=128).batch, scenario.batch
+    (128, 64)
+    >>> scenario.batch = 128
+    Traceback (most recent call last):
+    ...
+    AttributeError: a Scenario is frozen: batch stays 64; make another with .replace(batch=...)
+    >>> scenario.batches
+    Traceback (most recent call last):
+    ...
+    AttributeError: this scenario has no 'batches' (did you mean batch?); it has: context, batch, torus, device
+    >>> Scenario(batch=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: batch must be a number, a string or a tuple of them, got True (bool)
+    """
+    __slots__ = ("_values",)
+    _values: dict[str, Any]
+
+    def __init__(self, **values: Any) -> None:
+        for name, value in values.items():
+            if not name.isidentifier() or name.startswith("_") or hasattr(Scenario, name):
+                raise ValueError(f"a scenario value needs a name that is a Python identifier, not starting "
+                                 f"with _ and not one of replace, as_dict; got {name!r}")
+            _scenario_value(name, value)
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_values":    # copy and pickle look for these first
+            raise AttributeError(name)
+        if name not in self._values:
+            raise AttributeError(f"this scenario has no {name!r}{_check.nearest(name, self._values)}; "
+                                 f"it has: {', '.join(self._values)}")
+        return self._values[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self._values:
+            raise AttributeError(f"a Scenario is frozen: it takes no new value {name}; bind it in the Scenario(...) call")
+        raise AttributeError(f"a Scenario is frozen: {name} stays {self._values[name]!r}; "
+                             f"make another with .replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Scenario is frozen: {name} cannot be deleted")
+
+    def __repr__(self) -> str:
+        return f"Scenario({', '.join(f'{k}={v!r}' for k, v in self._values.items())})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values.items()))
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return functools.partial(Scenario, **self._values), ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The values by name, in the order they were given (a copy)."""
+        return dict(self._values)
+
+    def replace(self, **changes: Any) -> "Scenario":
+        """The same scenario with some values changed (a name it does not have is an error)."""
+        unknown = [n for n in changes if n not in self._values]
+        if unknown:
+            raise AttributeError(f"this scenario has no {unknown[0]!r}{_check.nearest(unknown[0], self._values)}; "
+                                 f"it has: {', '.join(self._values)}")
+        return Scenario(**(self._values | changes))
+
+
+def _scenario_value(name: str, value: Any) -> None:
+    """A number (finite, not a bool), a string, or a tuple of them; anything else is an error."""
+    if isinstance(value, str):
+        return
+    if isinstance(value, tuple):
+        for i, item in enumerate(value):
+            _scenario_value(f"{name}[{i}]", item)
+        return
+    if isinstance(value, bool) or not isinstance(value, Real):
+        hint = " (a tuple, which cannot change, instead of a list)" if isinstance(value, list) else ""
+        raise TypeError(f"{name} must be a number, a string or a tuple of them{hint}, "
+                        f"got {value!r:.80} ({type(value).__name__})")
+    _check.number(name, value, "(a scenario value)")

@@ -19,9 +19,19 @@ BITS_PER_BYTE = 8
 KB, MB, GB, TB, PB = 1e3, 1e6, 1e9, 1e12, 1e15
 # Binary prefixes: what operating systems and CUDA report for memory sizes.
 KiB, MiB, GiB, TiB = 2.0**10, 2.0**20, 2.0**30, 2.0**40
+# The same SI prefixes for what is not bytes: parameters, bits, transfers, hertz, GPUs
+# (a clock / GIGA is in GHz, a count / KILO in thousands), and FLOPs (a peak / TFLOP in TFLOP/s).
+KILO, MEGA, GIGA, TERA, PETA = 1e3, 1e6, 1e9, 1e12, 1e15
+GFLOP, TFLOP, PFLOP = GIGA, TERA, PETA
 
 MS = 1e-3  # seconds in a millisecond
 US = 1e-6  # seconds in a microsecond
+NS = 1e-9  # seconds in a nanosecond
+# The other way round, to multiply by: t_s * US_PER_S is in microseconds. t_s / US is the same
+# number, but not always the same float (1e-6 has no exact binary form), so a page that has always
+# multiplied keeps multiplying. A fraction * PERCENT_PER_WHOLE is a percentage.
+MS_PER_S, US_PER_S, NS_PER_S = 1e3, 1e6, 1e9
+PERCENT_PER_WHOLE = 100
 
 
 @_check.finite

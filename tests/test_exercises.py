@@ -7,7 +7,7 @@ import jupytext
 import pytest
 
 import prose
-from infra_lib.exercises import Answer, Exercise, Param, glue_all
+from infra_lib.exercises import Answer, Exercise, Param, Scenario, glue_all
 
 NOTEBOOKS = [p for lang in prose.EDITIONS for p in prose.pages(lang) if "notebooks" in p.parts]
 def _literal_number(node):
@@ -148,3 +148,55 @@ def test_the_module_imports_nothing_heavy():
     source = open(mod.__file__, encoding="utf-8").read()
     for heavy in ("numpy", "matplotlib", "ipywidgets"):
         assert f"import {heavy}" not in source and f"from {heavy}" not in source
+
+
+# ---- a chapter's scenario ----------------------------------------------------------------
+
+def test_a_scenario_keeps_each_value_and_its_type():
+    s = Scenario(context=1000, batch=64, share=0.1, torus=(4, 4, 2), device="h200_sxm")
+    assert (s.context, s.batch, s.share, s.torus, s.device) == (1000, 64, 0.1, (4, 4, 2), "h200_sxm")
+    assert type(s.batch) is int and type(s.share) is float     # glued from it is what the literal glued
+    assert s.as_dict() == {"context": 1000, "batch": 64, "share": 0.1, "torus": (4, 4, 2), "device": "h200_sxm"}
+    assert repr(Scenario(batch=64, torus=(4, 2))) == "Scenario(batch=64, torus=(4, 2))"
+
+
+def test_a_scenario_is_frozen_and_replace_makes_another():
+    s = Scenario(context=1000, batch=64)
+    with pytest.raises(AttributeError, match="frozen: batch stays 64"):
+        s.batch = 128
+    with pytest.raises(AttributeError, match="takes no new value tp"):
+        s.tp = 8
+    with pytest.raises(AttributeError, match="cannot be deleted"):
+        del s.context
+    t = s.replace(batch=128)
+    assert (t.batch, s.batch, t.context) == (128, 64, 1000)
+    assert t != s and s == Scenario(context=1000, batch=64) and hash(s) == hash(Scenario(context=1000, batch=64))
+    with pytest.raises(AttributeError, match="no 'bacth' .did you mean batch"):
+        s.replace(bacth=1)
+
+
+def test_a_scenario_survives_copy_and_pickle():
+    import copy
+    import pickle
+    s = Scenario(context=1000, torus=(4, 4, 2))
+    assert copy.deepcopy(s) == s and pickle.loads(pickle.dumps(s)) == s
+
+
+def test_an_unknown_scenario_name_is_named_with_the_known_ones():
+    with pytest.raises(AttributeError, match=r"no 'ctx' \(did you mean context\?\); it has: context, batch"):
+        Scenario(context=1000, batch=64).ctx
+
+
+@pytest.mark.parametrize("values, error, match", [
+    ({"batch": True}, TypeError, "batch must be a number, a string or a tuple"),
+    ({"batch": None}, TypeError, "batch must be a number"),
+    ({"batch": [1, 2]}, TypeError, "a tuple, which cannot change, instead of a list"),
+    ({"torus": (4, float("nan"))}, ValueError, r"torus\[1\] must be a finite number"),
+    ({"context": float("inf")}, ValueError, "context must be a finite number"),
+    ({"context": 10**400}, ValueError, "context must be a finite number"),
+    ({"replace": 1}, ValueError, "not one of replace, as_dict"),
+    ({"_hidden": 1}, ValueError, "not starting with _"),
+])
+def test_bad_scenario_values_are_named(values, error, match):
+    with pytest.raises(error, match=match):
+        Scenario(**values)

@@ -163,7 +163,7 @@ def _kinds(hint: object) -> set[str]:
 
 def _library_instances() -> dict[type, list[object]]:
     """One or more objects of each library class, from the library's own zero-argument
-    functions (``fab.teaching_products()``, ``interconnect.dgx_h100_ladder()``...)."""
+    functions (``supply.teaching_products()``, ``interconnect.dgx_h100_ladder()``...)."""
     out: dict[type, list[object]] = {}
 
     def add(obj: object) -> None:
@@ -185,10 +185,9 @@ def _library_instances() -> dict[type, list[object]]:
                 add(fn())
             except Exception:
                 pass
-    from infra_lib import formats, gpu
+    from infra_lib import formats
     for attr in vars(formats).values():
         add(attr)
-    add(gpu.SMLimits.from_registry())
     return out
 
 
@@ -388,7 +387,7 @@ def pytest_sessionfinish_report(path: str) -> None:  # pragma: no cover - a debu
 
 # ---- the cases the issue named, kept as regressions ------------------------------------------
 
-from infra_lib import _check, fab, fmt, formats, gpu, measurements  # noqa: E402
+from infra_lib import _check, fab, fmt, formats, gpu, measurements, supply  # noqa: E402
 
 
 def test_salvage_yield_survives_thousands_of_units():
@@ -440,7 +439,7 @@ def test_check_helpers_name_the_parameter():
     with pytest.raises(TypeError, match="flag must be True or False"):
         _check.flag("flag", 1)
     with pytest.raises(TypeError, match="supply must be a Supply"):
-        _check.instance("supply", fab.teaching_products()[0], fab.Supply)
+        _check.instance("supply", supply.teaching_products()[0], supply.Supply)
     with pytest.raises(KeyError, match="did you mean murphy"):
         _check.lookup("model", "murphi", {"murphy": 1, "poisson": 2}, "yield model")
     with pytest.raises(ValueError, match="did you mean poisson"):

@@ -22,8 +22,21 @@ def test_binary_prefixes_are_powers_of_1024():
 
 
 def test_time_constants():
-    assert u.MS == 1 / 1000 and u.US == 1 / 1_000_000
+    assert u.MS == 1 / 1000 and u.US == 1 / 1_000_000 and u.NS == 1 / 1_000_000_000
     assert u.BITS_PER_BYTE == 8
+
+
+def test_prefixes_for_what_is_not_bytes_are_the_byte_prefixes():
+    assert (u.KILO, u.MEGA, u.GIGA, u.TERA, u.PETA) == (u.KB, u.MB, u.GB, u.TB, u.PB)
+    assert (u.GFLOP, u.TFLOP, u.PFLOP) == (1000**3, 1000**4, 1000**5)
+
+
+def test_per_second_multipliers_invert_the_time_constants():
+    assert (u.MS_PER_S, u.US_PER_S, u.NS_PER_S) == (1000, 1_000_000, 1_000_000_000)
+    assert u.PERCENT_PER_WHOLE == 100
+    # why both exist: multiplying by 1e6 and dividing by 1e-6 can differ in the last bit
+    t_s = 0.1
+    assert t_s * u.US_PER_S == 100000.0 and t_s / u.US != t_s * u.US_PER_S
 
 
 @pytest.mark.parametrize("prefix, power", [("K", 1), ("M", 2), ("G", 3), ("T", 4)])

@@ -43,7 +43,7 @@ def questions() -> list[Question]:
               "el": Param(32, "bits")},
              lambda bits, units, cores, ghz, el: {
                  "per_cycle": Answer(cpu.simd_flop_per_cycle(int(bits) * 128, int(el), units), "FLOP", rel_tol=0),
-                 "tflops": Answer(cpu.peak_flop_s(cpu.simd_flop_per_cycle(int(bits) * 128, int(el), units), cores, ghz) / 1e12,
+                 "tflops": Answer(cpu.cores_peak_flop_s(cpu.simd_flop_per_cycle(int(bits) * 128, int(el), units), cores, ghz) / 1e12,
                                   "TFLOP/s")},
              "tflops",
              ("A CPU has {cores:.0f} cores at {ghz:.1f} GHz, each with {units:.0f} FMA units of {bits:.0f} bits. What is its FP32 "
