@@ -1,13 +1,11 @@
 """book/ext/course_ext.py: the Sphinx hooks that need no build to check."""
-import sys
 from types import SimpleNamespace
 
 from docutils import nodes
 
 import prose
 
-sys.path.insert(0, str(prose.ROOT / "book" / "ext"))
-import course_ext  # noqa: E402
+import course_ext
 
 
 def figure(caption, alt=None):

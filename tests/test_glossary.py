@@ -111,8 +111,6 @@ def test_exceptions_are_still_needed():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_glossary_pages_come_from_the_toml(lang):
-    import sys
-    sys.path.insert(0, str(prose.ROOT / "book" / "tools"))
     import make_review
     page = (prose.ROOT / f"book/{lang}/glossary.md").read_text(encoding="utf-8")
     assert page == make_review.render_glossary(lang)
@@ -123,10 +121,8 @@ def test_glossary_pages_come_from_the_toml(lang):
 def test_first_use_of_each_term_is_linked():
     """book/ext/glossary_links.py: the first use of a term in a chapter becomes a link, later uses do not,
     and code and headings are left alone."""
-    import sys
     from docutils import nodes
     from docutils.core import publish_doctree
-    sys.path.insert(0, str(prose.ROOT / "book" / "ext"))
     import glossary_links
 
     doc = publish_doctree("Title with occupancy\n====================\n\nThe ridge point and occupancy, "

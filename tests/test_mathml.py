@@ -1,10 +1,5 @@
 """Formulas become MathML at build time (book/tools/mathml.py), with MathJax's TeX input in Node."""
-import sys
-
-from prose import ROOT
-
-sys.path.insert(0, str(ROOT / "book" / "tools"))
-import mathml  # noqa: E402
+import mathml
 
 PAGE = """<html><head>
 <script defer="defer" src="../../_static/course-math.js?v=1"></script>

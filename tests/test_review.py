@@ -23,8 +23,7 @@ import prose
 from infra_lib import answers, review
 from infra_lib.widgets import quiz
 
-sys.path.insert(0, str(prose.ROOT / "book" / "ext"))
-import course_ext  # noqa: E402
+import course_ext
 
 QUESTIONS = review.questions()
 IDS = [q.id for q in QUESTIONS]
