@@ -13,6 +13,17 @@ from . import _check, hardware
 
 RUN = "h200-2026-11-29"
 DATA_DIR = Path(__file__).parent / "data" / "measurements"
+_USED: dict[str, None] = {}      # the runs read since reset_usage(), in order: a page's Sources list them
+
+
+def reset_usage() -> None:
+    """Forget which runs were read (a page starts; :func:`infra_lib.sources.reset` calls it)."""
+    _USED.clear()
+
+
+def used_runs() -> list[str]:
+    """The measurement runs :func:`load` read since :func:`reset_usage`, in the order first read."""
+    return list(_USED)
 
 
 def runs() -> list[str]:
@@ -34,6 +45,7 @@ def load(run: str = RUN, name: str = "reality_check") -> Any:
     if name not in files:
         raise _check.UnknownName(f"name: run {run!r} has no measurement file {name!r}"
                                  f"{_check.nearest(name, files)}; it has: {', '.join(files)}")
+    _USED.setdefault(run, None)
     return _load(run, name)
 
 

@@ -52,7 +52,7 @@ class SourceUse:
 def reset() -> None:
     """Start a page: forget the specs and measurement files read before (call it in the first cell)."""
     hardware.reset_usage()
-    measurements._load.cache_clear()
+    measurements.reset_usage()
 
 
 @_check.finite
@@ -75,10 +75,10 @@ def documents(specs: Sequence[hardware.Spec] | None = None) -> list[SourceUse]:
 def measurement_runs() -> list[str]:
     """The measurement runs (folders of ``data/measurements/``) this page loaded since :func:`reset`.
 
-    :func:`measurements.load` is cached, so a non-empty cache means the page read measurement
-    files; every chapter reads the course's one run, :data:`measurements.RUN`.
+    :func:`measurements.load` records each run it reads; every chapter reads the course's one
+    run, :data:`measurements.RUN`.
     """
-    return [measurements.RUN] if measurements._load.cache_info().currsize else []
+    return measurements.used_runs()
 
 
 def _md(text: str) -> str:

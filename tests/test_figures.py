@@ -5,6 +5,7 @@ helper puts the ridge at peak / bandwidth; the concept modules never import matp
 Expected values are worked out by hand here, never copied from the library's output.
 """
 import ast
+import dataclasses
 import inspect
 import json
 import pkgutil
@@ -18,31 +19,24 @@ import pytest
 from matplotlib.figure import Figure
 
 import infra_lib
-from infra_lib import cpu, fab, figures, formats, gpu, i18n, inference, interconnect, measurements
+from infra_lib import cpu, figures, formats, gpu, i18n, inference, interconnect, launch, measurements, supply
 from infra_lib import autoscale, scheduling
-import infra_lib.figures.clusters  # noqa: F401  (chapter 8; makes figures.clusters an attribute)
-import infra_lib.figures.frameworks  # noqa: F401  (chapter 7; makes figures.frameworks an attribute)
-import infra_lib.figures.generations  # noqa: F401  (chapter 4; makes figures.generations an attribute)
 from infra_lib import generations as gen4
 from infra_lib import framework
-import infra_lib.figures.performance  # noqa: F401  (chapter 6; makes figures.performance an attribute)
 from infra_lib import decode_model
-import infra_lib.figures.cuda  # noqa: F401  (chapter 5; makes figures.cuda an attribute)
 from infra_lib import cuda
-import infra_lib.figures.quantization  # noqa: F401  (chapter 9; makes figures.quantization an attribute)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES_DIR = ROOT / "infra_lib" / "figures"
-TOPICS = [figures.roofline, figures.inference, figures.interconnect, figures.fab, figures.memory,
-          figures.cpu, figures.gpu, figures.formats, figures.clusters, figures.generations,
-          figures.frameworks, figures.performance, figures.cuda, figures.quantization]
+# every topic module of the package, found in the tree (style is what they share, not a topic)
+TOPICS = [getattr(figures, m.name) for m in pkgutil.iter_modules(figures.__path__) if m.name != "style"]
 
 GENS = [("HBM2 (JEDEC)", 1024, 2.4e9), ("HBM4 (JEDEC)", 2048, 8e9)]
 GPUS = [("H100", 5, 1024, 5.238e9), ("B200", 8, 1024, 7.52e9)]
 
 
 def _launch(lang):
-    return figures.cpu.launch_readings(cpu.h200_launch_readings(), lang)
+    return figures.cpu.launch_readings(launch.h200_launch_readings(), lang)
 
 
 def _quant(lang):
@@ -97,10 +91,10 @@ FIGURES = {
     "fab.dies_and_cost(negative_binomial)": (lambda lang: figures.fab.dies_and_cost(
         0.1, 16988, [("GH100", 814)], lang, model="negative_binomial", alpha=2), [(LIN, LOG), (LIN, LOG), (LIN, LOG)]),
     "fab.supply_limits": (lambda lang: figures.fab.supply_limits(
-        [fab.gpu_supply(p, fab.teaching_supply()) for p in fab.teaching_products()], lang), [(LIN, LIN)]),
+        [supply.gpu_supply(p, supply.teaching_supply()) for p in supply.teaching_products()], lang), [(LIN, LIN)]),
     "fab.supply_limits(both readings)": (lambda lang: figures.fab.supply_limits(
-        [fab.gpu_supply(p, fab.teaching_supply()) for p in fab.teaching_products()], lang,
-        perfect=[fab.gpu_supply(p, fab.teaching_supply(), salvage=False) for p in fab.teaching_products()]),
+        [supply.gpu_supply(p, supply.teaching_supply()) for p in supply.teaching_products()], lang,
+        perfect=[supply.gpu_supply(p, supply.teaching_supply(), salvage=False) for p in supply.teaching_products()]),
         [(LIN, LIN)]),
     "memory.hbm_bandwidth": (lambda lang: figures.memory.hbm_bandwidth(GENS, GPUS, lang), [(LIN, LIN), (LIN, LIN)]),
     "cpu.latency_ladder": (lambda lang: figures.cpu.latency_ladder(cpu.xeon_latency_ladder(), 3.8e9, lang),
@@ -143,6 +137,13 @@ def _texts(fig):
 
 
 # ---- every figure ------------------------------------------------------------------------------
+
+def test_the_package_imports_every_module_of_its_folder():
+    """figures/__init__.py imports and exports each module, so `figures.fab` works after `from infra_lib import figures`."""
+    found = {m.name for m in pkgutil.iter_modules(figures.__path__)}
+    assert set(figures.__all__) == found, sorted(found ^ set(figures.__all__))
+    assert len(TOPICS) == len(found) - 1 >= 14
+
 
 def test_every_figure_function_is_in_the_table():
     public = {f"{m.__name__.rsplit('.', 1)[1]}.{name}" for m in TOPICS
@@ -234,6 +235,28 @@ def test_chinese_setup_uses_a_cjk_font():
     assert "CJK" in first or "Micro Hei" in first
 
 
+# ---- GPU names and ranges come from the registry ----------------------------------------------
+
+def test_the_generations_figure_keeps_its_frame_and_widens_for_a_gpu_beyond_it():
+    rows = gen4.comparison_rows()
+    fig = figures.generations.peak_vs_bandwidth(rows, ["x"] * len(rows), "en")
+    assert (fig.axes[0].get_xlim(), fig.axes[0].get_ylim()) == ((0.6, 16.0), (60.0, 6000.0))   # V100 to B300
+    far = dataclasses.replace(rows[-1], mem_bw_Bps=30e12, peak_flop_s=10e15)   # 30 TB/s, 10 PFLOP/s
+    fig = figures.generations.peak_vs_bandwidth([*rows, far], ["x"] * (len(rows) + 1), "en")
+    (x0, x1), (y0, y1) = fig.axes[0].get_xlim(), fig.axes[0].get_ylim()
+    assert (x0, x1, y0) == (0.6, 60.0, 60.0) and y1 == pytest.approx(25_000)    # 30 x 2; 10,000 x 2.5
+
+
+def test_gpu_labels_are_the_registrys_names():
+    nv = figures.interconnect.nvlink_generations(gpu.nvlink_generations(), "en")
+    assert [t.get_text() for t in nv.axes[0].get_xticklabels()] == [
+        "V100 SXM2\nNVLink 2", "A100 SXM4 40GB\nNVLink 3", "H100 SXM5\nNVLink 4", "B200\nNVLink 5"]
+    decode = figures.quantization.decode_ceiling_vs_bits("en")
+    legend = [t.get_text() for t in decode.axes[0].get_legend().get_texts()]
+    assert legend[:4] == ["Llama-3-8B on H100", "Llama-3-8B on H200", "Llama-3-70B on H100", "Llama-3-70B on H200"]
+    plt.close("all")
+
+
 # ---- the roofline helper -----------------------------------------------------------------------
 
 def test_ridge_lies_at_peak_over_bandwidth():
@@ -312,3 +335,13 @@ def test_concept_modules_import_no_matplotlib():
             "print(json.dumps(bad[:1]))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [], "imports matplotlib: move its drawing code into infra_lib/figures"
+
+
+def test_the_teaching_gpu_title_is_the_registry_name_in_each_language():
+    from infra_lib import hardware, inference
+    from infra_lib.i18n import t
+    assert hardware.device_name("teaching_gpu") == t("teaching_gpu", "en")   # the figure matches on it
+    fig = figures.roofline.accelerator(inference.teaching_gpu(), [("x", 10.0)], "zh")
+    assert fig.axes[0].get_title() == "教学 GPU"
+    other = inference.Accelerator("H100 SXM5", 989e12, 3.35e12)
+    assert figures.roofline.accelerator(other, [("x", 10.0)], "zh").axes[0].get_title() == "H100 SXM5"

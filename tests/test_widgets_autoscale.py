@@ -11,7 +11,7 @@ from widget_checks import assert_names_control
 
 
 def test_defaults_are_the_teaching_cluster():
-    assert W.PANEL.defaults() == dict(rate=30, latency_s=2, load_gbps=1, model_gb=16)
+    assert W.PANEL.defaults() == dict(rate=30, latency_s=2, load_GBps=1, model_gb=16)
 
 
 def test_rows_by_hand():
@@ -39,7 +39,7 @@ def test_every_slider_at_min_mid_max(lang):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("bad, name", [(dict(rate=-1), "rate"), (dict(latency_s=0), "latency_s"),
-                                       (dict(load_gbps=0), "load_gbps"), (dict(model_gb="big"), "model_gb")])
+                                       (dict(load_GBps=0), "load_GBps"), (dict(model_gb="big"), "model_gb")])
 def test_bad_input_is_a_message_naming_the_slider(lang, bad, name):
     values = dict(W.PANEL.defaults(), **bad)
     assert_names_control(W.PANEL.render(lang, values), W.PANEL, lang, name, values)

@@ -9,7 +9,7 @@ from infra_lib.i18n import LANGUAGES
 from infra_lib.widgets import latency
 from widget_checks import assert_names_control, text_of
 
-DEFAULTS = dict(bw_tbps=3.352, latency_ns=600, sms=132, warps=16, bytes_per_thread=4, loads_per_thread=1)
+DEFAULTS = dict(bw_TBps=3.352, latency_ns=600, sms=132, warps=16, bytes_per_thread=4, loads_per_thread=1)
 
 
 def test_the_defaults_are_the_h100_with_the_teaching_latency():
@@ -26,10 +26,10 @@ def test_summary_shows_littles_law():
     assert "显存带宽本身" in full and "3.35 TB/s" in full
 
 
-@pytest.mark.parametrize("values", [DEFAULTS, dict(DEFAULTS, bw_tbps=8, latency_ns=1000, sms=300, warps=64,
+@pytest.mark.parametrize("values", [DEFAULTS, dict(DEFAULTS, bw_TBps=8, latency_ns=1000, sms=300, warps=64,
                                                    bytes_per_thread=16, loads_per_thread=16)])
 def test_summary_is_the_library(values):
-    bw, lat = values["bw_tbps"] * 1e12, values["latency_ns"] * 1e-9
+    bw, lat = values["bw_TBps"] * 1e12, values["latency_ns"] * 1e-9
     rows = latency.summary("en", **values).rows
     assert rows[0][1] == f"{gpu.bytes_in_flight_B(bw, lat) / 1e6:,.2f} MB"
     reach = gpu.achievable_Bps(bw, lat, values["sms"], values["warps"], values["bytes_per_thread"],
@@ -41,7 +41,7 @@ def test_summary_is_the_library(values):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("bad, name, reason", [
-    (dict(bw_tbps=0), "bw_tbps", {"en": "greater than 0", "zh": "必须大于 0"}),
+    (dict(bw_TBps=0), "bw_TBps", {"en": "greater than 0", "zh": "必须大于 0"}),
     (dict(latency_ns=0), "latency_ns", {"en": "greater than 0", "zh": "必须大于 0"}),
     (dict(sms=0), "sms", {"en": "at least 1", "zh": "不能小于 1"}),
     (dict(warps=0), "warps", {"en": "at least 1", "zh": "不能小于 1"}),

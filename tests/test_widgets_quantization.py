@@ -26,7 +26,7 @@ def test_defaults_are_llama3_70b_fp8_on_an_h200():
     assert models.shape_at(d["model"]) is models.LLAMA3_70B
     assert (d["weight_bits"], d["kv_bits"]) == (8.0, 16)
     assert d["gpu_mem_gb"] * units.GB == hardware.value("h200_sxm", "mem_capacity_B")
-    assert d["bw_tbps"] * units.TB == pytest.approx(hardware.value("h200_sxm", "mem_bw_Bps"))
+    assert d["bw_TBps"] * units.TB == pytest.approx(hardware.value("h200_sxm", "mem_bw_Bps"))
 
 
 def test_rows_by_hand():
@@ -94,7 +94,7 @@ def test_zh_rows_are_chinese():
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("bad, name", [(dict(gpu_mem_gb=0), "gpu_mem_gb"), (dict(bw_tbps=-1.0), "bw_tbps"),
+@pytest.mark.parametrize("bad, name", [(dict(gpu_mem_gb=0), "gpu_mem_gb"), (dict(bw_TBps=-1.0), "bw_TBps"),
                                        (dict(batch=0), "batch"), (dict(model=7), "model")])
 def test_bad_input_names_the_slider(lang, bad, name):
     values = dict(W.PANEL.defaults(), **bad)

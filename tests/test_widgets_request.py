@@ -8,12 +8,12 @@ from infra_lib.widgets import request
 from widget_checks import assert_names_control, text_of
 
 DEFAULTS = dict(n_params_b=8, prompt_tokens=2000, kv_gb=0.3, batch=32, peak_tflop_s=1000,
-                flop_eff=0.5, bw_tbps=3, bw_eff=0.7)
+                flop_eff=0.5, bw_TBps=3, bw_eff=0.7)
 
 
-def expected(n_params_b, prompt_tokens, kv_gb, batch, peak_tflop_s, flop_eff, bw_tbps, bw_eff):
+def expected(n_params_b, prompt_tokens, kv_gb, batch, peak_tflop_s, flop_eff, bw_TBps, bw_eff):
     req = inference.Request(n_params_b * 1e9, prompt_tokens, kv_gb * 1e9)
-    acc = inference.Accelerator("x", peak_tflop_s * 1e12, bw_tbps * 1e12, flop_eff, bw_eff)
+    acc = inference.Accelerator("x", peak_tflop_s * 1e12, bw_TBps * 1e12, flop_eff, bw_eff)
     return inference.prefill(req, acc), inference.decode_step(req, acc, 1), inference.decode_step(req, acc, batch)
 
 
@@ -27,8 +27,8 @@ def test_the_defaults_are_the_teaching_request_on_the_teaching_gpu():
 @pytest.mark.parametrize("values", [
     DEFAULTS,
     dict(DEFAULTS, n_params_b=70, prompt_tokens=8000, kv_gb=1.5, batch=64, peak_tflop_s=2000, flop_eff=0.4,
-         bw_tbps=8, bw_eff=0.8),
-    dict(DEFAULTS, kv_gb=0, batch=512, bw_tbps=0.5),
+         bw_TBps=8, bw_eff=0.8),
+    dict(DEFAULTS, kv_gb=0, batch=512, bw_TBps=0.5),
 ])
 def test_summary_is_the_library(values):
     pre, one, many = expected(**values)
@@ -45,7 +45,7 @@ def test_labels_follow_the_language():
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("bad, name, reason", [
-    (dict(bw_tbps=0), "bw_tbps", {"en": "greater than 0", "zh": "必须大于 0"}),
+    (dict(bw_TBps=0), "bw_TBps", {"en": "greater than 0", "zh": "必须大于 0"}),
     (dict(bw_eff=1.5), "bw_eff", {"en": "at most 1", "zh": "不超过 1"}),
     (dict(flop_eff=0), "flop_eff", {"en": "at most 1", "zh": "不超过 1"}),
     (dict(prompt_tokens=0), "prompt_tokens", {"en": "at least 1", "zh": "不能小于 1"}),

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .. import inference, roofline
+from .. import i18n, inference, roofline
 from ..i18n import t
 from .style import COLORS, finish, setup
 
@@ -103,7 +103,8 @@ def accelerator(acc: inference.Accelerator, points: Sequence[tuple[str, float]],
         roof.add_point(intensity, f"{label}\n({t(kind + '_bound', lang)})", color=COLORS[kind], ms=9)
     ax.set_xlabel(t("intensity", lang))
     ax.set_ylabel(t("attainable", lang))
-    ax.set_title(acc.name if lang == "en" else acc.name.replace("Teaching GPU", "教学 GPU"))
+    teaching = acc.name == i18n.STRINGS["teaching_gpu"]["en"]   # the registry's name; drawn in the page's language
+    ax.set_title(t("teaching_gpu", lang) if teaching else acc.name)
     return finish(fig)
 
 

@@ -17,12 +17,12 @@ _T = lambda name: hw.value("cluster_teaching", name)   # noqa: E731
 CONTROLS = (
     Control("rate", "ch8_w_rate", float, _T("burst_rate_per_s"), 1, 200, 1),
     Control("latency_s", "ch8_w_latency", float, _T("request_latency_s"), 0.5, 30, 0.5),
-    Control("load_gbps", "ch8_w_load_gbps", float, _T("object_store_Bps") / units.GB, 0.5, 50, 0.5),
+    Control("load_GBps", "ch8_w_load_gbps", float, _T("object_store_Bps") / units.GB, 0.5, 50, 0.5),
     Control("model_gb", "ch8_w_model_gb", float, 16, 1, 400, 1),
 )
 
 
-def summary(lang: str, rate: float, latency_s: float, load_gbps: float, model_gb: float) -> Result:
+def summary(lang: str, rate: float, latency_s: float, load_GBps: float, model_gb: float) -> Result:
     """Replicas for the burst, one replica's cold start, and the queue while new replicas start.
 
     >>> r = summary("en", 30, 2, 1, 16).rows
@@ -31,11 +31,11 @@ def summary(lang: str, rate: float, latency_s: float, load_gbps: float, model_gb
     """
     rate = _check.non_negative("rate", rate, "requests/s")
     latency_s = _check.positive("latency_s", latency_s, "s")
-    load_gbps = _check.positive("load_gbps", load_gbps, "GB/s")
+    load_GBps = _check.positive("load_GBps", load_GBps, "GB/s")
     model_gb = _check.non_negative("model_gb", model_gb, "GB")
     slots, u = int(_T("slots_per_replica")), _T("target_utilization")
     base = _T("base_rate_per_s")
-    cold = autoscale.cold_start(_T("image_B"), _T("registry_pull_Bps"), model_gb * units.GB, load_gbps * units.GB,
+    cold = autoscale.cold_start(_T("image_B"), _T("registry_pull_Bps"), model_gb * units.GB, load_GBps * units.GB,
                                 _T("engine_init_s"))
     n = autoscale.replicas_needed(rate, latency_s, slots, u)
     n0 = autoscale.replicas_needed(base, latency_s, slots, u)

@@ -12,7 +12,7 @@ from .panel import Control, Panel, Result
 WARP_SIZE = 32
 
 CONTROLS = (
-    Control("bw_tbps", "gpu_w_bw", float, hardware.value("h100_sxm5", "mem_bw_Bps") / units.TB, 0.5, 25, 0.001,
+    Control("bw_TBps", "gpu_w_bw", float, hardware.value("h100_sxm5", "mem_bw_Bps") / units.TB, 0.5, 25, 0.001,
             aliases=("bandwidth_Bps",)),
     Control("latency_ns", "gpu_w_latency", float, round(gpu.TEACHING_HBM_LATENCY_S * 1e9, 6), 100, 2000, 50,
             aliases=("latency_s",)),
@@ -23,20 +23,20 @@ CONTROLS = (
 )
 
 
-def summary(lang: str, bw_tbps: float, latency_ns: float, sms: int, warps: int,
+def summary(lang: str, bw_TBps: float, latency_ns: float, sms: int, warps: int,
             bytes_per_thread: float, loads_per_thread: int) -> Result:
     """Bytes in flight the chip needs (Little's law), what these settings keep in flight, the bandwidth reached.
 
     >>> summary("en", 3.352, 600, 132, 16, 4, 1).rows[2][1]
     '0.45 TB/s'
     """
-    bw_tbps = _check.positive("bw_tbps", bw_tbps, "TB/s")
+    bw_TBps = _check.positive("bw_TBps", bw_TBps, "TB/s")
     latency_ns = _check.positive("latency_ns", latency_ns, "ns")
     sms = _check.count("sms", sms, "SMs")
     warps = _check.count("warps", warps, "warps per SM")
     bytes_per_thread = _check.positive("bytes_per_thread", bytes_per_thread, "bytes")
     loads_per_thread = _check.count("loads_per_thread", loads_per_thread, "loads")
-    bw, lat = bw_tbps * units.TB, latency_ns * 1e-9
+    bw, lat = bw_TBps * units.TB, latency_ns * 1e-9
     need = gpu.bytes_in_flight_B(bw, lat)
     reach = gpu.achievable_Bps(bw, lat, sms, warps, bytes_per_thread, loads_per_thread, WARP_SIZE)
     per_warp = _check.finite_result("bytes per warp (32 x bytes_per_thread x loads_per_thread)",

@@ -78,7 +78,7 @@ class Control:
     ``options``: the control takes only these values (a selection slider); use
     :meth:`Control.choice`. ``below``: the name of another control this one must stay below;
     its maximum follows that control's value, one step under it. ``aliases``: the library's
-    names for the same quantity (``mem_bw_Bps`` for a ``bw_tbps`` slider), so that an error the
+    names for the same quantity (``mem_bw_Bps`` for a ``bw_TBps`` slider), so that an error the
     library raises about it names this control.
     """
     name: str

@@ -24,13 +24,13 @@ CONTROLS = (
     Control("batch", "ch9_w_batch", int, 16, 1, 512, 1),
     Control("gpu_mem_gb", "ch9_w_mem", int, round(hardware.value("h200_sxm", "mem_capacity_B") / units.GB),
             16, 400, 1, aliases=("gpu_mem_B",)),
-    Control("bw_tbps", "ch9_w_bw", float, snap(hardware.value("h200_sxm", "mem_bw_Bps") / units.TB, _BW_MIN,
+    Control("bw_TBps", "ch9_w_bw", float, snap(hardware.value("h200_sxm", "mem_bw_Bps") / units.TB, _BW_MIN,
                                                 _BW_STEP), _BW_MIN, 10.0, _BW_STEP, aliases=("mem_bw_Bps",)),
 )
 
 
 def summary(lang: str, model: int, weight_bits: float, kv_bits: float, context: int, batch: int,
-            gpu_mem_gb: float, bw_tbps: float) -> Result:
+            gpu_mem_gb: float, bw_TBps: float) -> Result:
     """Weights, KV cache, GPUs needed, batch-1 decode ceiling and largest batch.
 
     Llama-3-70B with FP8 weights on one 141 GB GPU at 4.8 TB/s: 70.6 GB of weights,
@@ -43,7 +43,7 @@ def summary(lang: str, model: int, weight_bits: float, kv_bits: float, context: 
     w_bytes = _check.positive("weight_bits", weight_bits, "bits") / 8
     kv_bytes = _check.positive("kv_bits", kv_bits, "bits") / 8
     mem = _check.positive("gpu_mem_gb", gpu_mem_gb, "GB") * units.GB
-    bw = _check.positive("bw_tbps", bw_tbps, "TB/s") * units.TB
+    bw = _check.positive("bw_TBps", bw_TBps, "TB/s") * units.TB
     plan = planner.gpus_needed(shape, mem, w_bytes, batch, context, kv_bytes)
     ceiling = generations.decode_ceiling_tok_s(plan.gpus * bw, plan.weights_B)
     fits = planner.max_batch(shape, mem, plan.gpus, w_bytes, context, kv_bytes)
@@ -54,7 +54,7 @@ def summary(lang: str, model: int, weight_bits: float, kv_bits: float, context: 
          f"{t('ch9_w_per_token', lang)}: {shape.kv_B_per_token(kv_bytes) / 1e3:,.1f} kB"),
         (t("ch9_w_gpus", lang, pct=f"{100 * planner.OVERHEAD_FRACTION:g}"), f"{plan.gpus:,}",
          t("ch9_w_fits_one" if plan.gpus == 1 else "ch9_w_split", lang)),
-        (t("ch9_w_decode", lang), f"{ceiling:,.0f} tokens/s", t("ch9_w_decode_on", lang, gpus=plan.gpus, bw=f"{bw_tbps:g}")),
+        (t("ch9_w_decode", lang), f"{ceiling:,.0f} tokens/s", t("ch9_w_decode_on", lang, gpus=plan.gpus, bw=f"{bw_TBps:g}")),
         (t("ch9_w_maxbatch", lang), f"{fits:,}", f"× {context:,}"),
     )
     return Result(rows)

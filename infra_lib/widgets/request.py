@@ -18,13 +18,13 @@ CONTROLS = (
     Control("batch", "w_batch", int, 32, 1, 512, 1),
     Control("peak_tflop_s", "w_peak", float, _GPU.peak_flop_s / units.TB, 50, 5000, 10, aliases=("peak_flop_s",)),
     Control("flop_eff", "w_flop_eff", float, _GPU.flop_efficiency, 0.05, 1, 0.05, aliases=("flop_efficiency",)),
-    Control("bw_tbps", "w_bw", float, _GPU.mem_bw_Bps / units.TB, 0.5, 25, 0.1, aliases=("mem_bw_Bps",)),
+    Control("bw_TBps", "w_bw", float, _GPU.mem_bw_Bps / units.TB, 0.5, 25, 0.1, aliases=("mem_bw_Bps",)),
     Control("bw_eff", "w_bw_eff", float, _GPU.bw_efficiency, 0.05, 1, 0.05, aliases=("bw_efficiency",)),
 )
 
 
 def summary(lang: str, n_params_b: float, prompt_tokens: int, kv_gb: float, batch: int,
-            peak_tflop_s: float, flop_eff: float, bw_tbps: float, bw_eff: float) -> Result:
+            peak_tflop_s: float, flop_eff: float, bw_TBps: float, bw_eff: float) -> Result:
     """Prefill, a decode step at batch 1 and at ``batch``, for the given assumptions.
 
     >>> r = summary("en", 8, 2000, 0.3, 32, 1000, 0.5, 3, 0.7)
@@ -37,10 +37,10 @@ def summary(lang: str, n_params_b: float, prompt_tokens: int, kv_gb: float, batc
     batch = _check.count("batch", batch, "requests")
     peak_tflop_s = _check.positive("peak_tflop_s", peak_tflop_s, "TFLOP/s")
     flop_eff = _check.fraction("flop_eff", flop_eff)
-    bw_tbps = _check.positive("bw_tbps", bw_tbps, "TB/s")
+    bw_TBps = _check.positive("bw_TBps", bw_TBps, "TB/s")
     bw_eff = _check.fraction("bw_eff", bw_eff)
     req = inference.Request(n_params_b * 1e9, prompt_tokens, kv_gb * units.GB, _REQ.bytes_per_param)
-    acc = inference.Accelerator("custom", peak_tflop_s * units.TB, bw_tbps * units.TB, flop_eff, bw_eff)
+    acc = inference.Accelerator("custom", peak_tflop_s * units.TB, bw_TBps * units.TB, flop_eff, bw_eff)
     pre = inference.prefill(req, acc)
     one = inference.decode_step(req, acc, 1)
     many = inference.decode_step(req, acc, batch)
