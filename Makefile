@@ -15,8 +15,8 @@ site: setup                  ## build both editions into _build/site
 test: setup                  ## the whole test suite: library, notebooks, prose, parity, strict build, browser
 	@$(PY) -m pytest -n auto --dist loadfile   # whole files per worker, one strict build (tests/conftest.py)
 
-check: | $(PY)               ## the fast path: library, doctests, guards; no notebooks, no build (~1.5 min, 2 cores)
-	@$(PY) -m pytest -n auto --dist loadfile -q -m "not build" infra_lib tests   # `build`: the strict build
+check: | $(PY)               ## the fast path: library, doctests, guards; no notebooks, figures, widgets or build
+	@$(PY) -m pytest -n auto --dist loadfile -q -m "not build and not pages" infra_lib tests   # markers: tests/conftest.py
 
 $(PY):
 	@bash book/tools/setup.sh --python-only

@@ -86,9 +86,7 @@ def p_warp_skips_side(p_taken: float, warp_size: int = 32) -> float:
     >>> round(p_warp_skips_side(0.1), 3)   # a 10% branch is skipped by a whole warp only 3.4% of the time
     0.034
     """
-    p = _check.non_negative("p_taken", p_taken, "(a probability)")
-    if p > 1:
-        raise ValueError(f"p_taken must be a probability between 0 and 1, got {p:g}")
+    p = _check.share("p_taken", p_taken, "a probability")
     return (1 - p) ** _check.count("warp_size", warp_size, "lanes")
 
 

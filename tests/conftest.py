@@ -63,14 +63,26 @@ def browser():
         chromium.close()
 
 
+BUILD_FIXTURES = ("strict_build", "broken_build")      # each runs a Sphinx build of its own
+PAGE_TESTS = ("test_figures.py", "test_widgets*.py")   # the course pages' layer: figures drawn, widgets in fresh processes
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """Before any fixture: a test that needs the strict build but lacks the ``build`` marker fails
-    (it would start a 4-minute build under `make check`)."""
-    if "strict_build" in getattr(item, "fixturenames", ()) and item.get_closest_marker("build") is None:
-        pytest.fail(f"{item.nodeid} uses the strict build (the strict_build fixture) but has no `build` "
+    """Before any fixture: a test that needs a build but lacks the ``build`` marker fails
+    (it would start a build under `make check`)."""
+    used = [f for f in BUILD_FIXTURES if f in getattr(item, "fixturenames", ())]
+    if used and item.get_closest_marker("build") is None:
+        pytest.fail(f"{item.nodeid} uses a build (the {used[0]} fixture) but has no `build` "
                     "marker: add @pytest.mark.build (or pytestmark = pytest.mark.build for the whole file), "
                     "so that `pytest -m \"not build\"` (make check) does not start the build", pytrace=False)
+
+
+def pytest_collection_modifyitems(items):
+    """The figures' and widgets' tests carry the ``pages`` marker: `make check` leaves them to `make test`."""
+    for item in items:
+        if any(item.path.match(pattern) for pattern in PAGE_TESTS):
+            item.add_marker(pytest.mark.pages)
 
 
 def _build():

@@ -196,3 +196,16 @@ def test_theme_macros_override_is_the_themes_less_fontawesome():
     expected = [line for line in kept if "fontawesome.js" not in line]
     assert [line for line in ours.splitlines() if "{%" in line or "pathto(" in line] == expected
     assert not [line for line in ours.splitlines() if "<script" in line and "fontawesome" in line]
+
+
+def test_the_build_marker_guard_refuses_an_unmarked_test():
+    """tests/conftest.py: a test that asks for a build without the `build` marker fails before the build starts."""
+    from types import SimpleNamespace
+
+    import conftest
+    marked = SimpleNamespace(nodeid="t::marked", fixturenames=["broken_build"], get_closest_marker=lambda name: name)
+    conftest.pytest_runtest_setup(marked)                       # marked: allowed
+    for fixture in conftest.BUILD_FIXTURES:
+        bare = SimpleNamespace(nodeid="t::bare", fixturenames=["tmp_path", fixture], get_closest_marker=lambda name: None)
+        with pytest.raises(pytest.fail.Exception, match=fixture):
+            conftest.pytest_runtest_setup(bare)

@@ -8,8 +8,9 @@ from infra_lib import hardware as hw, occupancy as occ
 
 # The CUDA C++ Programming Guide, Technical Specifications per Compute Capability: resident warps and
 # blocks per SM, shared memory per SM and per block (KB), reserved per block (KB); cuda_occupancy.h:
-# the shared-memory allocation unit (bytes) and the sub-partitions.
-GUIDE = [("6.0", 64, 32, 64, 48, 0, 256, 2), ("7.0", 64, 32, 96, 96, 0, 128, 4), ("7.5", 32, 16, 64, 64, 0, 128, 4),
+# the shared-memory allocation unit (bytes; cudaOccSMemAllocationGranularity: 256 for majors 3-7, 128 from 8)
+# and the sub-partitions.
+GUIDE = [("6.0", 64, 32, 64, 48, 0, 256, 2), ("7.0", 64, 32, 96, 96, 0, 256, 4), ("7.5", 32, 16, 64, 64, 0, 256, 4),
          ("8.0", 64, 32, 164, 163, 1, 128, 4), ("8.6", 48, 16, 100, 99, 1, 128, 4), ("8.9", 48, 24, 100, 99, 1, 128, 4),
          ("9.0", 64, 32, 228, 227, 1, 128, 4)]
 
@@ -92,9 +93,9 @@ def test_shared_memory_limit_with_reservation_on_hopper():
     assert o.limiter == "shared_memory" and o.warps == 16
 
 
-def test_shared_memory_rounds_up_to_128_bytes():
-    assert occ.smem_per_block_B(1, "9.0") == 1152          # 1 + 1024 -> 1152
-    assert occ.smem_per_block_B(1, "7.0") == 128
+def test_shared_memory_rounds_up_to_the_allocation_unit():
+    assert occ.smem_per_block_B(1, "9.0") == 1152          # 1 + 1024 reserved -> 1152, a multiple of 128
+    assert occ.smem_per_block_B(1, "7.0") == 256           # nothing reserved on 7.x; the unit is 256 bytes
 
 
 def test_warps_and_blocks_limits():

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import course  # noqa: E402  (book/tools/course.py: the downloads' file name)
 import lite  # noqa: E402  (book/tools/lite.py: which chapters have live widgets, and where)
 
 TWIN = {"en": ("zh", "中文"), "zh_CN": ("en", "English")}
@@ -36,6 +37,7 @@ def add_twin_link(app, pagename, templatename, context, doctree):
     context["twin_lang"] = "zh-CN" if other == "zh" else "en"
     context["downloads_url"] = posixpath.join(*([".."] * depth), "downloads")   # the PDF and EPUB of each edition
     context["edition"] = here
+    context["download_name"] = f"{course.NAME}-{here}"            # NAME-<lang>.pdf and .epub
     if pagename.startswith("notebooks/"):          # a chapter: its executed notebook lies beside it
         context["ipynb_url"] = pagename.rsplit("/", 1)[-1] + ".ipynb"
         context["ipynb_title"] = IPYNB_TITLE[here]

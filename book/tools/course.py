@@ -26,8 +26,14 @@ NAME = "ai-infra-course"          # the downloads: NAME.zip, NAME-<lang>.epub, N
 
 
 def library_fingerprint(lib=ROOT / "infra_lib"):
-    """A short hash of every file in infra_lib (code and data); changes when any of them does."""
+    """A short hash of every file in infra_lib (code and data); changes when any of them does,
+    and when INFRA_LIB_REGISTRY points the library at another registry folder (hashed too)."""
     h = hashlib.sha256()
+    other = os.environ.get("INFRA_LIB_REGISTRY")
+    if other:
+        for path in sorted(p for p in Path(other).rglob("*") if p.is_file()):
+            h.update(b"registry:" + path.name.encode())
+            h.update(path.read_bytes())
     for path in sorted(p for p in lib.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(lib).as_posix().encode())
         h.update(path.read_bytes())

@@ -100,7 +100,9 @@ def main():
         return key
 
     old = json.loads(Path(args.compare).read_text(encoding="utf-8"))
-    old = {page: {renamed(k): v for k, v in values.items()} for page, values in old.items() if page in snap}
+    # --pages compares the old snapshot's pages under the same glob, so a page that is gone is still reported
+    old = {page: {renamed(k): v for k, v in values.items()} for page, values in old.items()
+           if Path(page).relative_to("notebooks").match(pattern)}
     problems = []
     for page in sorted(set(old) | set(snap)):
         a, b = old.get(page), snap.get(page)

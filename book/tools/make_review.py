@@ -20,13 +20,9 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+from course import EDITIONS, ROOT, TOC     # book/tools/course.py (a private COURSE_TOC is honoured)
+from infra_lib import review
 
-from infra_lib import review  # noqa: E402
-from infra_lib.i18n import LANGUAGES as EDITIONS  # noqa: E402
-
-TOC = ROOT / "_toc.yml"
 REVIEW_SLUG = "review"      # notebooks/<lang>/NN_review.md is the page this script writes
 NUMBERED = re.compile(r"(\d+)_(\w+)")     # a chapter's file: its number, then its slug
 WORDS = {

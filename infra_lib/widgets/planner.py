@@ -2,41 +2,42 @@
 
 Calls :func:`infra_lib.planner.gpus_needed`, :func:`infra_lib.planner.max_batch` and
 :func:`infra_lib.planner.smallest_valid_tensor_parallel` (pure Python, no numpy). The memory
-per GPU is one of the GPUs chapter 4 compares (:func:`infra_lib.generations.comparison_devices`),
-read from the registry when this module is imported: a GPU added there is a choice here.
+per GPU is a slider that starts at the chapter's reference GPU and reaches past the largest
+capacity among the GPUs chapter 4 compares (:func:`infra_lib.generations.comparison_devices`,
+read from the registry when this module is imported): a GPU added there is within its range.
 """
+import math
 from typing import Any
 
 from .. import _check, generations, hardware, models, planner, units
 from ..i18n import t
-from .panel import Control, Number, Panel, Result
+from .panel import Control, Panel, Result
 
 DEFAULT_GPU = "h100_sxm5"
 """The chapter's reference GPU: the memory slider starts at its capacity."""
 
 
-def _gb(capacity_B: float) -> Number:
-    """A capacity in GB, a whole number as an int (the slider's readout: 80, not 80.0)."""
-    gb = capacity_B / units.GB
-    return int(gb) if gb.is_integer() else gb
+MEMORY_RANGE_GB = (16, 400)
+"""The slider's range in whole GB before the registry widens it (16 GB: the smallest V100)."""
 
 
-def gpu_memory_choices_gb() -> tuple[Number, ...]:
-    """Memory per GPU, in GB, of every compared GPU with a capacity in the registry, smallest
-    first, each once.
+def gpu_memory_range_gb() -> tuple[int, int]:
+    """The memory slider's (min, max) in GB: :data:`MEMORY_RANGE_GB`, its top raised to the
+    largest capacity (rounded up) of the GPUs chapter 4 compares.
 
-    >>> gpu_memory_choices_gb()
-    (32, 40, 80, 141, 180, 288)
+    >>> lo, hi = gpu_memory_range_gb()
+    >>> lo == MEMORY_RANGE_GB[0] and hi >= max(MEMORY_RANGE_GB[1], 288)     # the B300's 288 GB
+    True
     """
-    return tuple(sorted({_gb(d.value("mem_capacity_B")) for d in generations.comparison_devices()
-                         if "mem_capacity_B" in d.specs}))
+    largest = max(d.value("mem_capacity_B") for d in generations.comparison_devices() if "mem_capacity_B" in d.specs)
+    return MEMORY_RANGE_GB[0], max(MEMORY_RANGE_GB[1], math.ceil(largest / units.GB))
 
 
 CONTROLS = (
     Control("model", "ch4_w_model", int, 3, 0, len(models.SHAPES) - 1, 1),
     Control.choice("bytes_per_param", "ch4_w_bytes", (0.5, 1.0, 2.0), 2.0),
-    Control.choice("gpu_mem_gb", "ch4_w_mem", gpu_memory_choices_gb(),
-                   _gb(hardware.value(DEFAULT_GPU, "mem_capacity_B"))),
+    Control("gpu_mem_gb", "ch4_w_mem", int, round(hardware.value(DEFAULT_GPU, "mem_capacity_B") / units.GB),
+            *gpu_memory_range_gb(), 1),
     Control("batch", "ch4_w_batch", int, 1, 1, 512, 1),
     Control("context", "ch4_w_context", int, 4096, 512, 131072, 512),
     Control("overhead_pct", "ch4_w_overhead", int, 10, 0, 50, 1),
