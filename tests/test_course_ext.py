@@ -3,8 +3,6 @@ from types import SimpleNamespace
 
 from docutils import nodes
 
-import prose
-
 import course_ext
 
 

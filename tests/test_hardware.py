@@ -11,7 +11,6 @@ import pytest
 
 from infra_lib import generations, hardware as hw, memory
 
-from bad_values import names
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "infra_lib" / "data" / "registry"

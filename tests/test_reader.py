@@ -5,10 +5,8 @@ Slow (a pip install, about a minute with a warm cache): it is the only check tha
 outside this repository's environment, without myst-nb, Sphinx, Chromium or npm.
 """
 import subprocess
-import sys
 import venv
 import zipfile
-from pathlib import Path
 
 import pytest
 

@@ -129,15 +129,16 @@ def strip_fragment(url):
     return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
 
 
-def screenshot(page, name):
-    """Save a full-page PNG when SITE_SCREENSHOTS is set; never affects the result of a test."""
+def screenshot(page, name, full_page=True):
+    """Save a PNG (the full page, or the viewport) when SITE_SCREENSHOTS is set; never affects the
+    result of a test."""
     if not SCREENSHOTS:
         return
     try:
         folder = Path(SCREENSHOTS)
         folder.mkdir(parents=True, exist_ok=True)
         safe = re.sub(r"[^\w.=-]+", "_", name.removesuffix(".html")).strip("_") or "index"
-        page.screenshot(path=str(folder / f"{safe}.png"), full_page=True)
+        page.screenshot(path=str(folder / f"{safe}.png"), full_page=full_page)
     except Exception as exc:            # a screenshot is for humans: warn, do not fail
         warnings.warn(f"screenshot of {name} failed: {exc}")
 
@@ -182,8 +183,10 @@ class Site:
             return None
         return urlsplit(url).path.lstrip("/")
 
-    def new_context(self, record):
-        context = self.browser.new_context()
+    def new_context(self, record, **options):
+        """A fresh browser context (``options``: Playwright's, e.g. a phone's viewport) that
+        records into ``record`` and blocks every request leaving 127.0.0.1."""
+        context = self.browser.new_context(**options)
         context.set_default_timeout(NAV_TIMEOUT_MS)
         server = self.server
 
@@ -378,6 +381,89 @@ def test_html_lang(site, page):
     require(lang)
     visit = loaded(site, page)
     assert visit.html_lang == HTML_LANG[lang], f"{visit.where()}: <html lang={visit.html_lang!r}>, expected {HTML_LANG[lang]!r}"
+
+
+# --- phones: the chapter list and the page contents open --------------------------------------
+
+# Whether an element is drawn where a reader can see it: visible (CSS, opacity), with a box inside
+# the viewport's width and reaching into its height, and not covered (what is at the middle of its
+# box on screen is the element or inside it).
+ON_SCREEN_JS = r"""
+(el) => {
+  if (!el) return {shown: false, why: 'not in the page'};
+  const r = el.getBoundingClientRect(), w = window.innerWidth, h = window.innerHeight;
+  const box = [r.left, r.top, r.width, r.height].map(Math.round);
+  if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return {shown: false, why: 'hidden', box};
+  if (r.width < 50 || r.height < 20) return {shown: false, why: 'too small', box};
+  if (r.left < -1 || r.right > w + 1 || r.top >= h || r.bottom <= 0) return {shown: false, why: 'off screen', box};
+  const x = (Math.max(r.left, 0) + Math.min(r.right, w)) / 2, y = (Math.max(r.top, 0) + Math.min(r.bottom, h)) / 2;
+  const hit = document.elementFromPoint(x, y);
+  if (!hit || !(el === hit || el.contains(hit))) return {shown: false, why: 'covered by ' + (hit ? hit.tagName : 'nothing'), box};
+  return {shown: true, why: '', box};
+}
+"""
+PHONE = {"viewport": {"width": PHONE_WIDTH, "height": 844}, "is_mobile": True, "has_touch": True}
+OPEN_TIMEOUT_MS = 3_000       # the drawer's slide-in
+# The visible buttons (sphinx-book-theme's, in the article header) and what each opens.
+PHONE_DRAWERS = [("chapter list", ".primary-toggle", "nav.bd-docs-nav"),
+                 ("page contents", ".secondary-toggle", "nav.page-toc")]
+
+
+def chapter_page(lang):
+    """The first chapter page (under <lang>/notebooks/) of one built edition."""
+    chapters = [p for p in built_pages(lang) if p.startswith(f"{lang}/notebooks/")]
+    assert chapters, f"the {EDITION_NAME[lang]} edition has no chapter page under {SITE / lang / 'notebooks'}"
+    return chapters[0]
+
+
+def wait_on_screen(page, selector, shown):
+    """Wait until the element of ``selector`` is (``shown``) or is not drawn on screen; its last state."""
+    try:
+        page.wait_for_function(f"(sel) => ({ON_SCREEN_JS})(document.querySelector(sel)).shown === {str(shown).lower()}",
+                               arg=selector, timeout=OPEN_TIMEOUT_MS)
+    except PlaywrightError:
+        pass
+    return page.evaluate(f"(sel) => ({ON_SCREEN_JS})(document.querySelector(sel))", selector)
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_phone_buttons_open_chapter_list_and_page_contents(site, lang):
+    """At 390 px (touch), the ☰ button opens the chapter list and the page-contents button the
+    contents panel; Escape closes each (pydata-sphinx-theme 0.17 with sphinx-book-theme left both
+    without a click handler: a second, hidden pair of buttons in the theme's top bar got them)."""
+    require(lang)
+    page_path = chapter_page(lang)
+    record = Visit(page=page_path, url=site.server.url(page_path))
+    context = site.new_context(record, **PHONE)
+    problems = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
+        page.goto(record.url, wait_until="load")
+        for what, button, panel in PHONE_DRAWERS:
+            toggles = page.locator(f"{button}:visible")
+            if toggles.count() != 1:
+                problems.append(f"{toggles.count()} visible {button} buttons for the {what} (one expected)")
+                continue
+            before = wait_on_screen(page, panel, False)
+            if before["shown"]:
+                problems.append(f"the {what} ({panel}) is on screen before its button is tapped: {before}")
+                continue
+            toggles.first.tap()
+            opened = wait_on_screen(page, panel, True)
+            if not opened["shown"]:
+                problems.append(f"tapping {button} does not show the {what} ({panel}: {opened['why']}, box {opened.get('box')})")
+                continue
+            screenshot(page, f"phone_{lang}_{what.replace(' ', '_')}_open", full_page=False)
+            page.keyboard.press("Escape")
+            closed = wait_on_screen(page, panel, False)
+            if closed["shown"]:
+                problems.append(f"Escape does not close the {what} ({panel} still on screen, box {closed['box']})")
+    finally:
+        context.close()
+    assert not problems, f"{page_path} at {PHONE_WIDTH} px:\n  " + "\n  ".join(problems)
+    assert not record.page_errors, f"{page_path}: uncaught JavaScript errors:\n  " + "\n  ".join(record.page_errors)
+    assert not record.outside, f"{page_path}: requests outside 127.0.0.1: {record.outside}"
 
 
 # --- search, inserted numbers, landing page ---------------------------------------------------

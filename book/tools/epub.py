@@ -40,7 +40,7 @@ def sphinx_epub(lang):
     config, toc = edition_config(lang)
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
     sphinx.update({"epub_basename": f"{NAME}-{lang}", "version": "1.0", "epub_scheme": "URL",
-                   "epub_identifier": f"https://{course.NAME}.invalid/{lang}/",
+                   "epub_identifier": f"https://{NAME}.invalid/{lang}/",
                    "nb_remove_code_source": True, "epub_show_urls": "no"})
     out = BUILD / f"epub-{lang}"
     shutil.rmtree(out, ignore_errors=True)      # Sphinx would keep the pages of chapters since removed
