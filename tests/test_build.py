@@ -209,3 +209,27 @@ def test_the_build_marker_guard_refuses_an_unmarked_test():
         bare = SimpleNamespace(nodeid="t::bare", fixturenames=["tmp_path", fixture], get_closest_marker=lambda name: None)
         with pytest.raises(pytest.fail.Exception, match=fixture):
             conftest.pytest_runtest_setup(bare)
+
+
+REPR_OUTPUT = re.compile(r'class="output text_plain[^"]*"><div class="highlight"><pre><span></span>\s*([\[{(])')
+
+
+def bare_reprs(html):
+    """The first characters of each plain-text output that is a printed dict, list or tuple."""
+    return [m.group(1) for m in REPR_OUTPUT.finditer(html)]
+
+
+@pytest.mark.build
+def test_no_page_shows_a_bare_dict_or_list(strict_build):
+    """A cell whose last line returns a value prints it: glue_all's dict of every exercise answer
+    sat above the exercises of chapters 0 and 2. Such a line ends in ``_ = ...``."""
+    assert strict_build.returncode == 0, strict_build.summary()
+    shown = {str(p.relative_to(course.SITE)): bare_reprs(p.read_text(encoding="utf-8"))
+             for p in sorted(course.SITE.glob("*/notebooks/*/*.html"))}
+    assert shown and not {page: r for page, r in shown.items() if r}, {page: r for page, r in shown.items() if r}
+
+
+def test_the_repr_finder_sees_a_printed_dict():
+    page = ('<div class="output text_plain highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>'
+            "{'ov_ex_floor_h200_ms': 3.33}</pre>")
+    assert bare_reprs(page) == ["{"] and bare_reprs(page.replace("{'ov", "3.3 ms {'ov")) == []
