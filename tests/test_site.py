@@ -22,6 +22,8 @@ is served from cache) and the checks below read that one load:
 - ``<html lang>``: ``en`` for the English edition, ``zh-CN`` for the Chinese one;
 - console: no error logged on a first visit (empty localStorage), and a favicon;
 - phones: at a 390 px wide viewport nothing makes the page scroll sideways;
+- phones (one chapter per edition, 390 px, touch): the ☰ button opens the chapter list and the
+  page-contents button the contents panel, each drawn on screen, and Escape closes them;
 - search also works from file:// (the site opened from disk), with no uncaught error.
 """
 import os
