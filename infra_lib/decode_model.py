@@ -19,7 +19,7 @@ N counts the weights a token multiplies (every weight except the embedding table
 """
 from dataclasses import dataclass
 
-from . import _check, generations, hardware, measurements
+from . import _check, generations, hardware, measurements, models
 
 WEIGHT_SOURCES = ("skinny", "copy", "read", "datasheet")
 COMPUTE_SOURCES = ("matmul", "matmul_8192", "datasheet")
@@ -76,14 +76,32 @@ def _shape(run: str) -> dict[str, int]:
 
 
 @_check.finite
+def params_read(run: str = measurements.RUN) -> int:
+    """Parameters a forward pass multiplies through: all but the embedding table (vocab x d_model),
+    which is looked up, not read whole.
+
+    >>> params_read()
+    7504924672
+    """
+    s = _shape(run)
+    return s["params"] - s["vocab"] * s["d"]
+
+
+@_check.finite
 def weight_read_B(run: str = measurements.RUN) -> float:
-    """Weight bytes a decode step reads: all but the embedding table (vocab x d_model x 2 bytes).
+    """Weight bytes a decode step reads: :func:`params_read` in BF16 (two bytes each).
 
     >>> weight_read_B()
     15009849344.0
     """
-    s = _shape(run)
-    return float(s["weight_bytes"] - s["vocab"] * s["d"] * 2)
+    return models.weight_B(params_read(run))
+
+
+def _prefill_flops(prompt_tokens: int, run: str) -> float:
+    """2 N P + 2 P^2 d L: the matmuls of P tokens through N parameters, and attention's scores
+    and weighted sum (the measured run's shape)."""
+    s, p = _shape(run), prompt_tokens
+    return models.forward_flops_per_token(params_read(run)) * p + 2.0 * p * p * s["d"] * s["layers"]
 
 
 @_check.finite
@@ -136,9 +154,7 @@ def prefill_s(prompt_tokens: int, eff: Efficiencies, run: str = measurements.RUN
     """
     p = _check.count("prompt_tokens", prompt_tokens, "tokens")
     e = _check.instance("eff", eff, Efficiencies)
-    s = _shape(run)
-    flops = weight_read_B(run) * p + 2.0 * p * p * s["d"] * s["layers"]
-    return flops / e.peak_flop_s + elementwise_B(p, run) / e.kv_Bps
+    return _prefill_flops(p, run) / e.peak_flop_s + elementwise_B(p, run) / e.kv_Bps
 
 
 @dataclass(frozen=True)
@@ -224,9 +240,8 @@ def prefill_required_flop_s(run: str = measurements.RUN) -> float:
     """
     data = measurements.load(run)
     pre = data["prefill"]
-    s = _shape(run)
     p = int(pre["P"])
-    flops = weight_read_B(run) * p + 2.0 * p * p * s["d"] * s["layers"]
+    flops = _prefill_flops(p, run)
     rest = pre["s_median"] - elementwise_B(p, run) / efficiencies(run=run).kv_Bps
     if rest <= 0:
         raise ValueError(f"run: measured prefill of {run!r} is shorter than its elementwise time")

@@ -6,7 +6,6 @@ each list is compared with the tree, both ways: everything it names exists, and 
 exists is named. The library's layer map (``infra_lib.LAYERS``) is the one hand-kept list, and
 the tree checks it.
 """
-import ast
 import itertools
 import re
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import infra_lib
+from imports import imported
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "infra_lib"
@@ -40,24 +40,6 @@ def test_the_layer_map_names_every_module_once():
     assert infra_lib.PAGE_LAYER in infra_lib.LAYERS
 
 
-def _imported(path, own_package):
-    """The infra_lib modules a file imports (relative or absolute)."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and own_package:            # inside figures/, widgets/, review/: a sibling
-                continue
-            module = node.module or ""
-            if node.level == 0 and not module.startswith("infra_lib"):
-                continue
-            parts = module.split(".")[1:] if node.level == 0 else module.split(".")
-            parts = [p for p in parts if p]
-            names |= {parts[0]} if parts else {a.name for a in node.names}
-        elif isinstance(node, ast.Import):
-            names |= {a.name.split(".")[1] for a in node.names if a.name.startswith("infra_lib.")}
-    return names
-
-
 def module_files():
     """(module or package name, file) for every Python file of the library."""
     for path in sorted(LIB.rglob("*.py")):
@@ -71,7 +53,7 @@ def test_no_module_imports_from_a_layer_above_its_own():
     layer = {m: i for i, (_, (_, modules)) in enumerate(infra_lib.LAYERS.items()) for m in modules}
     upward = []
     for name, path, in_package in module_files():
-        for dep in _imported(path, in_package):
+        for dep in imported(path, in_package):
             if dep in layer and layer[dep] > layer[name]:
                 upward.append(f"{path.relative_to(ROOT)} ({name}) imports {dep}")
     assert not upward, "imports that run up the layer map (infra_lib/__init__.py):\n" + "\n".join(upward)
@@ -80,10 +62,10 @@ def test_no_module_imports_from_a_layer_above_its_own():
 def test_the_upward_import_check_can_fail(tmp_path):
     bad = tmp_path / "units.py"
     bad.write_text("from . import review\n", encoding="utf-8")
-    assert _imported(bad, False) == {"review"}
+    assert imported(bad, False) == {"review"}
     nested = tmp_path / "panel.py"
     nested.write_text("from .. import review, units\nfrom . import style\n", encoding="utf-8")
-    assert _imported(nested, True) == {"review", "units"}
+    assert imported(nested, True) == {"review", "units"}
 
 
 def _readme_library_row():

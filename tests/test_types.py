@@ -7,6 +7,7 @@ test prints mypy's own report.
 import tempfile
 from pathlib import Path
 
+from imports import imported
 from mypy import api
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,20 +33,6 @@ def concept_modules():
     return [m for layer, (_, modules) in infra_lib.LAYERS.items() if layer != infra_lib.PAGE_LAYER for m in modules]
 
 
-def imported_names(path):
-    import ast
-    imported = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            imported |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level and not node.module:          # from . import a, b
-                imported |= {a.name for a in node.names}
-            else:
-                imported.add((node.module or "").split(".")[0])
-    return imported
-
-
 def test_concept_modules_import_no_presentation_layer():
     names = concept_modules()
     assert len(names) >= 30, names          # the map holds the concept modules, not a sample
@@ -53,11 +40,11 @@ def test_concept_modules_import_no_presentation_layer():
         path = ROOT / "infra_lib" / f"{name}.py"
         if not path.exists():
             path = ROOT / "infra_lib" / name / "__init__.py"
-        bad = imported_names(path) & set(PRESENTATION)
+        bad = imported(path) & set(PRESENTATION)
         assert not bad, f"infra_lib/{name}.py imports {sorted(bad)}"
 
 
 def test_the_presentation_check_can_fail(tmp_path):
     page = tmp_path / "page.py"
     page.write_text("import matplotlib.pyplot as plt\nfrom . import i18n, units\n", encoding="utf-8")
-    assert imported_names(page) & set(PRESENTATION) == {"matplotlib", "i18n"}
+    assert imported(page) & set(PRESENTATION) == {"matplotlib", "i18n"}
