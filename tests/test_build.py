@@ -233,3 +233,44 @@ def test_the_repr_finder_sees_a_printed_dict():
     page = ('<div class="output text_plain highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>'
             "{'ov_ex_floor_h200_ms': 3.33}</pre>")
     assert bare_reprs(page) == ["{"] and bare_reprs(page.replace("{'ov", "3.3 ms {'ov")) == []
+
+
+EQNO = re.compile(r'<span class="eqno">\(([^)<]*)\)')
+EQREF = re.compile(r'<a class="reference internal" href="[^"]*#equation-[^"]*"><span class="std std-ref">([^<]*)</span>'
+                   r'|<a class="reference internal" href="[^"]*#equation-[^"]*">([^<]*)</a>')
+EQREF_TEXT = {"en": re.compile(r"Eq\. \((\d+)\.(\d+)\)"), "zh": re.compile(r"式 \((\d+)\.(\d+)\)")}
+
+
+def equation_numbers_and_references(html):
+    """The numbers beside a page's display equations, and the text of each reference to one."""
+    return EQNO.findall(html), [a or b for a, b in EQREF.findall(html)]
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", course.EDITIONS)
+def test_equations_are_numbered_by_chapter_and_referenced_as_eq_or_shi(strict_build, lang):
+    """Equation (2) of chapter 6 is (6.2), and a reference to it reads "Eq. (6.2)" (zh "式 (6.2)"),
+    so that a reference from another chapter cannot be mistaken for one of its own; no page writes
+    the word twice ("Eq. Eq.", "式 式")."""
+    assert strict_build.returncode == 0, strict_build.summary()
+    numbered, referenced, doubled = 0, 0, {}
+    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+        chapter = int(page.name[:2])
+        html = page.read_text(encoding="utf-8")
+        numbers, refs = equation_numbers_and_references(html)
+        assert all(re.fullmatch(rf"{chapter}\.\d+", n) for n in numbers), (page.name, numbers)
+        assert all(EQREF_TEXT[lang].fullmatch(r) for r in refs), (page.name, [r for r in refs if not EQREF_TEXT[lang].fullmatch(r)])
+        text = re.sub(r"<[^>]+>", "", html)
+        found = re.findall(r"Eq\.\s+Eq\.|式\s*式|equation\s+Eq\.", text)
+        if found:
+            doubled[page.name] = found
+        numbered, referenced = numbered + len(numbers), referenced + len(refs)
+    assert numbered > 40 and referenced > 40, (numbered, referenced)
+    assert not doubled, doubled
+
+
+def test_the_equation_finder_reads_numbers_and_references():
+    page = ('<span class="eqno">(6.2)<a class="headerlink" href="#equation-eq-x">#</a></span>'
+            '<a class="reference internal" href="#equation-eq-x">Eq. (6.2)</a> and '
+            '<a class="reference internal" href="04_generations.html#equation-eq-y"><span class="std std-ref">式 (4.1)</span></a>')
+    assert equation_numbers_and_references(page) == (["6.2"], ["Eq. (6.2)", "式 (4.1)"])

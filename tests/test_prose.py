@@ -58,3 +58,21 @@ def test_cited_keys_drop_pre_and_post_text():
 
 def test_allowed_phrases_are_exact(tmp_path):
     assert prose.typed_numbers("in 2020 and 2021", ["2020"])[0][1] == "2021"
+
+
+# A reference to an equation writes its own word, "Eq. (6.2)" and "式 (6.2)" (math_eqref_format in
+# _config.yml and book/zh/config-overrides.yml): the prose writes the bare {eq}`label`.
+TYPED_BEFORE_EQ = {"en": re.compile(r"\b(?:Eqs?\.|[Ee]quations?) ?\{eq\}"), "zh": re.compile(r"(?:公式|式) ?\{eq\}|[\u4e00-\u9fff] \{eq\}")}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_no_word_typed_before_an_equation_reference(page):
+    lang = page.parts[-2]
+    found = [m.group(0) for m in TYPED_BEFORE_EQ[lang].finditer(page.read_text(encoding="utf-8"))]
+    assert not found, f"{page.name}: the reference writes 'Eq.'/'式' itself; write only {{eq}}`label` (and in Chinese no space before it): {found}"
+
+
+@pytest.mark.parametrize("lang, text, caught", [("en", "by Eq. {eq}`x`", True), ("en", "by {eq}`x`", False),
+                                                ("zh", "由式 {eq}`x`", True), ("zh", "由 {eq}`x`", True), ("zh", "由{eq}`x`", False)])
+def test_the_typed_word_finder(lang, text, caught):
+    assert bool(TYPED_BEFORE_EQ[lang].search(text)) is caught

@@ -43,9 +43,10 @@ def add_twin_link(app, pagename, templatename, context, doctree):
         context["ipynb_title"] = IPYNB_TITLE[here]
 
 
-# Figures, tables and exercises are numbered per chapter, "Figure 3.2", "Exercise 3.4": the
-# chapter's number is the NN of its file name. Sphinx would count them across the whole book.
-PER_CHAPTER = ("figure", "table", "exercise")
+# Figures, tables, exercises and equations are numbered per chapter, "Figure 3.2", "Exercise 3.4",
+# "Eq. (3.1)": the chapter's number is the NN of its file name. Sphinx would count them across the
+# whole book ("displaymath" is the equations' type when math_numfig is on).
+PER_CHAPTER = ("figure", "table", "exercise", "displaymath")
 CHAPTER = re.compile(r"notebooks/(?:en|zh)/(\d+)_")
 
 
