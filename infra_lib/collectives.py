@@ -1,5 +1,11 @@
 """Collective communication in the alpha-beta model: ring all-reduce, all-gather, reduce-scatter,
-broadcast, a two-level (hierarchical) all-reduce, and nccl-tests' algorithm and bus bandwidth.
+broadcast, a two-level (hierarchical) all-reduce and its multi-level generalisation, a flat
+multi-channel ring across nodes, NCCL's small-message latency model, the gain of reducing in the
+switch, and nccl-tests' algorithm and bus bandwidth.
+
+The ring's (n - 1)/n factors are kept throughout. Sources that drop them (How to Scale Your
+Model prices a cross-node all-reduce at 2S / W) take the large-n limit; at n = 2 that is twice
+the true bandwidth term.
 
 The alpha-beta (latency-bandwidth, "Hockney") model prices a message of m bytes on one link
 at alpha + m / beta: alpha the per-message latency, beta the link bandwidth in one direction.
@@ -28,6 +34,7 @@ which takes 3.89 ms:
 >>> round(ring_all_reduce_s(1e9, 8, 450e9) * 1e3, 2)
 3.89
 """
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _check
@@ -205,7 +212,14 @@ def busbw_Bps(collective: str, algbw: float, ranks: int) -> float:
 
 @dataclass(frozen=True)
 class HierarchicalAllReduce:
-    """The three phases of a two-level all-reduce, in seconds, and their sum."""
+    """The three phases of a two-level all-reduce, in seconds: their sum, and the pipelined time.
+
+    ``time_s`` runs the phases one after the other. NCCL cuts the buffer into chunks and
+    pipelines them, so while one chunk crosses the network the next is reduced over NVLink:
+    the two NVLink phases share the GPU's NVLink and the network phase runs on the NICs at the
+    same time, and ``pipelined_s`` = max(reduce-scatter + all-gather, inter-node) is the
+    large-message limit (pipeline fill left out).
+    """
     gpus_per_node: int
     nodes: int
     reduce_scatter_s: float   # inside each node, over NVLink
@@ -218,6 +232,10 @@ class HierarchicalAllReduce:
     @property
     def time_s(self) -> float:
         return self.reduce_scatter_s + self.inter_node_s + self.all_gather_s
+
+    @property
+    def pipelined_s(self) -> float:
+        return max(self.reduce_scatter_s + self.all_gather_s, self.inter_node_s)
 
 
 @_check.finite
@@ -241,9 +259,14 @@ def hierarchical_all_reduce(size_B: float, gpus_per_node: int, nodes: int, intra
     = 1.944 ms inside, 2 x 1/2 x 125 MB / 50 GB/s = 2.5 ms across, 1.944 ms inside again;
     a flat ring of all 16 GPUs at the NIC's speed would take 2 x 15/16 x 1 GB / 50 GB/s = 37.5 ms.
 
+    A flat ring of 16 GPUs is no straw man either: NCCL runs one ring (channel) per NIC, see
+    :func:`multi_channel_ring_all_reduce`.
+
     >>> h = hierarchical_all_reduce(1e9, 8, 2, 450e9, 50e9)
     >>> round(h.reduce_scatter_s * 1e3, 3), round(h.inter_node_s * 1e3, 3), round(h.time_s * 1e3, 3)
     (1.944, 2.5, 6.389)
+    >>> round(h.pipelined_s * 1e3, 3)      # pipelined: the NVLink phases (3.889 ms) hide the network's 2.5 ms
+    3.889
     """
     s = _check.non_negative("size_B", size_B, "bytes")
     g = _check.count("gpus_per_node", gpus_per_node, "GPUs per node")
@@ -256,6 +279,168 @@ def hierarchical_all_reduce(size_B: float, gpus_per_node: int, nodes: int, intra
     inter = ring_all_reduce_s(s / g, n, inter_Bps, inter_latency_s)
     ag = ring_all_gather_s(s, g, intra_Bps, intra_latency_s)
     return HierarchicalAllReduce(g, n, rs, inter, ag)
+
+
+@dataclass(frozen=True)
+class ChannelRing:
+    """A flat ring all-reduce across nodes on several channels: the time each kind of link needs."""
+    channels: int
+    nvlink_s: float     # the busiest GPU's NVLink
+    network_s: float    # the busiest NIC
+    latency_s: float    # 2(n - 1) steps of alpha
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def time_s(self) -> float:
+        """Both kinds of link carry chunks at once (the ring is pipelined): the slower one sets the time."""
+        return self.latency_s + max(self.nvlink_s, self.network_s)
+
+
+@_check.finite
+def multi_channel_ring_all_reduce(size_B: float, gpus_per_node: int, nodes: int, intra_Bps: float,
+                                  inter_Bps: float, nics_per_node: int | None = None,
+                                  latency_s: float = 0.0) -> ChannelRing:
+    """A flat ring all-reduce over all g x N GPUs, run as one ring (channel) per NIC, as NCCL does.
+
+    NCCL builds several rings over the same GPUs and gives each a slice of the buffer; on a
+    node with k NICs it builds (at least) k, each leaving the node through its own NIC. Its
+    tuner prices the ring at busBw = nChannels x per-channel speed (NCCL ``src/graph/tuning.cc``).
+    With c = k channels, each ring carries S/c and every rank of it sends 2(n - 1)/n of that,
+    n = g N:
+
+    - each NIC carries one channel: 2(n - 1)/n x S / k / beta_e;
+    - each channel crosses a node in g - 1 NVLink hops, so each GPU's NVLink carries
+      (g - 1)/g x 2(n - 1)/n x S / beta_i (on one node the ring closes inside it: the flat ring).
+
+    The ring is pipelined, so the time is the slower of the two, plus 2(n - 1) alpha. This is the
+    fair baseline for a hierarchical all-reduce: a single ring through one NIC per node would be
+    k times slower on the network.
+
+    4 nodes of 8 GPUs, 1 GB, NVLink 450 GB/s, eight 50 GB/s NICs per node:
+    2 x 31/32 x 125 MB / 50 GB/s = 4.84 ms per NIC, 7/8 x 2 x 31/32 x 1 GB / 450 GB/s = 3.77 ms of NVLink.
+
+    >>> r = multi_channel_ring_all_reduce(1e9, 8, 4, 450e9, 50e9)
+    >>> round(r.network_s * 1e3, 2), round(r.nvlink_s * 1e3, 2), round(r.time_s * 1e3, 2)
+    (4.84, 3.77, 4.84)
+    """
+    s = _check.non_negative("size_B", size_B, "bytes")
+    g = _check.count("gpus_per_node", gpus_per_node, "GPUs per node")
+    nn = _check.count("nodes", nodes, "nodes")
+    bi = _check.positive("intra_Bps", intra_Bps, "bytes/s per direction")
+    be = _check.positive("inter_Bps", inter_Bps, "bytes/s per direction")
+    k = g if nics_per_node is None else _check.count("nics_per_node", nics_per_node, "NICs per node")
+    lat = _check.non_negative("latency_s", latency_s, "s")
+    n = g * nn
+    if n == 1:
+        return ChannelRing(k, 0.0, 0.0, 0.0)
+    per_rank = bus_factor("all_reduce", n) * s           # what each rank sends, summed over the channels
+    if nn == 1:
+        return ChannelRing(k, per_rank / bi, 0.0, latency_steps("all_reduce", n) * lat)
+    return ChannelRing(k, (g - 1) / g * per_rank / bi, per_rank / k / be, latency_steps("all_reduce", n) * lat)
+
+
+@_check.finite
+def multilevel_all_reduce_s(size_B: float, levels: Sequence[tuple[int, float]], pipelined: bool = True) -> float:
+    """All-reduce over a hierarchy of levels: reduce-scatter down the levels, all-reduce at the top,
+    all-gather back up. Equation eq-multilevel-allreduce in chapter 6.
+
+    ``levels`` lists (fan-out n_i, bandwidth beta_i per rank per direction) from the innermost
+    level out, beta_i being what one rank can push at that level (its NVLink inside a node, its
+    share of the node's egress beyond). Level i works on S_i = S / (n_1 ... n_(i-1)) bytes and
+    costs t_i = 2 (n_i - 1)/n_i x S_i / beta_i (its reduce-scatter and its all-gather, or the
+    top level's all-reduce). Run one after the other the time is sum_i t_i; pipelined, as NCCL
+    runs chunks through the levels, it is max_i t_i: How to Scale Your Model's
+    T = bytes x max_i (D_i - 1) / (D_i x S_(i-1) x W_i), written for a reduce-scatter
+    ("How to Think About GPUs", "Cross-node collectives"). Latency is left out.
+
+    4 nodes of 8 GPUs, 1 GB: NVLink 2 x 7/8 x 1 GB / 450 GB/s = 3.89 ms, then 2 x 3/4 x 125 MB / 50 GB/s
+    = 3.75 ms across nodes; pipelined 3.89 ms, serial 7.64 ms (:func:`hierarchical_all_reduce`).
+
+    >>> round(multilevel_all_reduce_s(1e9, [(8, 450e9), (4, 50e9)]) * 1e3, 2)
+    3.89
+    >>> round(multilevel_all_reduce_s(1e9, [(8, 450e9), (4, 50e9)], pipelined=False) * 1e3, 2)
+    7.64
+    """
+    s = _check.non_negative("size_B", size_B, "bytes")
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence) or not levels:
+        raise TypeError(f"levels: expected a non-empty sequence of (ranks, bandwidth_Bps) pairs, got {levels!r}")
+    pipe = _check.flag("pipelined", pipelined)
+    times, share = [], s
+    for i, level in enumerate(levels):
+        if not isinstance(level, (tuple, list)) or len(level) != 2:
+            raise TypeError(f"levels[{i}]: expected a (ranks, bandwidth_Bps) pair, got {level!r}")
+        n = _check.count(f"levels[{i}] ranks", level[0], "ranks")
+        bw = _check.positive(f"levels[{i}] bandwidth_Bps", level[1], "bytes/s per direction")
+        times.append(bus_factor("all_reduce", n) * share / bw)
+        share /= n
+    return max(times) if pipe else sum(times)
+
+
+@_check.finite
+def multilevel_busbw_Bps(size_B: float, levels: Sequence[tuple[int, float]], pipelined: bool = True) -> float:
+    """The bus bandwidth nccl-tests would print for :func:`multilevel_all_reduce_s`:
+    2(n - 1)/n x S / t, n the product of the fan-outs (PERFORMANCE.md's busbw).
+
+    It is the one number to compare with a link's speed: with the levels pipelined, it is the
+    slowest level's bandwidth scaled up by the ranks below it. 4 nodes of 8 GPUs on 450 GB/s
+    NVLink and 50 GB/s NICs: 2 x 31/32 x 1 GB / 3.89 ms = 498 GB/s, more than either link,
+    because each NIC carries only an eighth of the buffer.
+
+    >>> round(multilevel_busbw_Bps(1e9, [(8, 450e9), (4, 50e9)]) / 1e9)
+    498
+    """
+    t = multilevel_all_reduce_s(size_B, levels, pipelined)
+    n = 1
+    for level in levels:
+        n *= int(level[0])
+    s = float(size_B)
+    if t == 0:
+        raise ValueError("size_B: a bus bandwidth needs a non-empty buffer on more than one rank")
+    return bus_factor("all_reduce", n) * s / t
+
+
+@_check.finite
+def in_network_gain(ranks: int) -> float:
+    """How many times faster an all-reduce reduced in the switch (NVLink SHARP, NCCL's NVLS) is than
+    a ring, for large messages: 2(n - 1)/n (:func:`ring_all_reduce_s` over
+    :func:`in_network_all_reduce_s`, bandwidth terms). Equation eq-switch-gain in chapter 6.
+
+    The ideal: the switch must reduce at line rate. How to Scale Your Model reports about 30%
+    in practice against the ideal 2x ("How to Think About GPUs", "Data Parallelism").
+
+    >>> in_network_gain(8), in_network_gain(2)
+    (1.75, 1.0)
+    """
+    return bus_factor("all_reduce", ranks)
+
+
+# ---- NCCL's small-message latency ------------------------------------------------------------
+
+@_check.finite
+def nccl_ring_latency_s(collective: str, ranks: int, base_latency_s: float, hop_latency_s: float) -> float:
+    """The fixed cost of a ring collective in NCCL's tuner: t0 + steps x alpha_hop.
+
+    NCCL's ``src/graph/tuning.cc`` prices an algorithm and protocol at
+    latency = baseLat + nsteps x hwLat (inside one node), nsteps = 2(n - 1) for a ring
+    all-reduce (:func:`latency_steps`), and a message of S bytes at latency + S / busBw.
+    baseLat is the fixed cost of a launch; hwLat the cost of one step over the link type.
+    The fixed term dominates at small n: unlike 2(n - 1) alpha alone, t0 does not grow with n.
+    Equation eq-nccl-latency in chapter 6.
+
+    Ring, LL protocol, NVLink, NCCL 2.18 to 2.30: 6.6 us + 14 x 0.6 us = 15 us for 8 GPUs;
+    NCCL 2.12 to 2.17: 3.6 + 14 x 0.47 = 10.2 us.
+
+    >>> round(nccl_ring_latency_s("all_reduce", 8, 6.6e-6, 0.6e-6) * 1e6, 2)
+    15.0
+    >>> round(nccl_ring_latency_s("all_reduce", 8, 3.6e-6, 0.47e-6) * 1e6, 2)
+    10.18
+    """
+    t0 = _check.non_negative("base_latency_s", base_latency_s, "s")
+    a = _check.non_negative("hop_latency_s", hop_latency_s, "s")
+    n = _check.count("ranks", ranks, "ranks")
+    return 0.0 if n == 1 else t0 + latency_steps(collective, n) * a
 
 
 # ---- a multi-axis torus (TPU-style), for comparison ----------------------------------------------

@@ -9,16 +9,25 @@ Chapter 5 of the course uses these; the occupancy calculator is :mod:`infra_lib.
   "Coalesced Access to Global Memory"); the useful fraction is bytes asked for / sector bytes moved.
 - Tiling: a tile of BM x BN outputs stepping through K in chunks of BK does 2 BM BN BK FLOP on
   (BM + BN) BK elements it loads: intensity 2 BM BN / ((BM + BN) x element bytes).
+- Waves: a grid of tiles runs on the SMs in waves of (SMs x blocks per SM) tiles; the last wave may
+  be partly empty, so the useful fraction is tiles / (waves x SMs x blocks per SM).
 - Streams: chunks flow through three engines (host-to-device copy, compute, device-to-host copy),
   each taking one chunk at a time in order (CUDA C++ Programming Guide, "Asynchronous Concurrent Execution").
 """
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import _check, measurements, units
 
 SECTOR_B = 32
+DRAM_FETCH_B = 64
+"""A hypothesis, not a datasheet value: the unit HBM may be read in (two sectors), which fits the H200
+gather's drop from stride 8 to 16 (chapter 5). ``cudaLimitMaxL2FetchGranularity`` (CUDA Runtime API)
+sets the L2's fetch granularity, 0 to 128 bytes, as a hint."""
+STRIDED_BENCH_ELEMENTS = 1 << 28
+"""Floats the H200 gather benchmark reads and writes per launch (its method, ladder.py: ``nel = 1 << 28``)."""
 
 
 # ---- vector add ---------------------------------------------------------------------------
@@ -120,40 +129,95 @@ def useful_fraction(stride: int, element_B: int = 4, warp_size: int = 32, sector
 
 
 @_check.finite
-def sector_traffic_Bps(useful_Bps: float, stride: int, element_B: int = 4) -> float:
-    """Sector bytes per second behind a useful rate, if every sector came from memory: useful / fraction.
+def sector_traffic_Bps(read_Bps: float, stride: int, write_Bps: float = 0.0, element_B: int = 4,
+                       sector_B: int = SECTOR_B) -> float:
+    """Bytes per second the memory moves behind a strided read and a coalesced write: read / fraction + write.
 
-    >>> sector_traffic_Bps(455e9, 32) / 1e9
-    3640.0
+    Equation eq-strided-traffic in chapter 5. The read drags in whole sectors (``sector_B``; 32 bytes,
+    or a coarser DRAM fetch such as 64); the coalesced write moves what it writes.
+
+    >>> sector_traffic_Bps(227.5e9, 32, 227.5e9) / 1e9            # 32-byte sectors: 8 x read + write
+    2047.5
+    >>> sector_traffic_Bps(227.5e9, 32, 227.5e9, sector_B=64) / 1e9   # 64-byte fetches: 16 x read + write
+    3867.5
     """
-    return _check.positive("useful_Bps", useful_Bps, "bytes/s") / useful_fraction(stride, element_B)
+    r = _check.positive("read_Bps", read_Bps, "bytes/s")
+    w = _check.non_negative("write_Bps", write_Bps, "bytes/s")
+    return r / useful_fraction(stride, element_B, sector_B=sector_B) + w
+
+
+@_check.finite
+def strided_share_of_roof(stride: int, element_B: int = 4, sector_B: int = SECTOR_B) -> float:
+    """Useful rate of the gather (read + write counted) as a share of a copy's rate, if memory traffic is the limit.
+
+    Equal read and write bytes u/2 each cost u/2 x (1/f + 1) of traffic; at the copy's traffic rate
+    the useful share is 2 f / (1 + f). Stride 1: 1; every lane its own 32-byte sector (f = 1/8): 2/9.
+
+    >>> strided_share_of_roof(1), round(strided_share_of_roof(8), 4), round(strided_share_of_roof(32, sector_B=64), 4)
+    (1.0, 0.2222, 0.1176)
+    """
+    f = useful_fraction(stride, element_B, sector_B=sector_B)
+    return 2 * f / (1 + f)
+
+
+@_check.finite
+def gather_reuse_distance_B(n: int, stride: int, element_B: int = 4, sector_B: int = SECTOR_B) -> float:
+    """Bytes of other sectors a gather ``in[(i*stride) % n]`` fetches before a sector's next float is read.
+
+    The float beside thread i's is read by thread i + n/stride; the n/stride threads between them
+    each fetch min(stride x element, sector) new bytes. Stride 2 and more (at stride 1 the neighbour
+    is in the same warp). 2^28 floats at stride 32: 256 MiB, far more than any L2.
+
+    >>> gather_reuse_distance_B(1 << 28, 32) / 2**20, gather_reuse_distance_B(1 << 28, 8) / 2**30
+    (256.0, 1.0)
+    """
+    nn = _check.count("n", n, "elements")
+    s = _check.count("stride", stride, "elements", minimum=2)
+    e = _check.count("element_B", element_B, "bytes")
+    return nn // s * min(s * e, _check.count("sector_B", sector_B, "bytes"))
 
 
 @dataclass(frozen=True)
 class StridedRow:
-    """One stride of the H200 gather benchmark against the sector model."""
+    """One stride of the H200 gather benchmark (read strided, write coalesced) against the sector model."""
     stride: int
-    measured_Bps: float        # useful bytes per second, as measured
-    fraction: float            # the sector model's useful fraction
-    relative: float            # measured / measured at stride 1
-    sector_Bps: float          # measured / fraction: sector traffic if no sector was reused
+    measured_Bps: float        # useful bytes per second as the benchmark counts them: read + write
+    fraction: float            # useful fraction of the read, 32-byte sectors
+    fraction_64: float         # the same if memory fetches 64 bytes at a time
+    of_copy: float             # measured / the copy's rate (read + write counted alike)
+    model_of_copy: float       # 2 f / (1 + f): the share traffic alone allows, 32-byte sectors
+    model_64_of_copy: float    # the same with 64-byte fetches
+    sector_Bps: float          # traffic behind the measurement: read / fraction + write, 32-byte sectors
+    fetch64_Bps: float         # the same with 64-byte fetches
 
     def __post_init__(self) -> None:
         _check.fields(self)
 
 
 @_check.finite
-def strided_against_sectors(rows: Sequence[tuple[int, float]]) -> list[StridedRow]:
-    """Each measured (stride, useful B/s) beside the sector model; the first row must be stride 1.
+def strided_against_sectors(rows: Sequence[tuple[int, float]], copy_Bps: float | None = None) -> list[StridedRow]:
+    """Each measured (stride, useful B/s of read + write) beside the sector model and the copy's rate.
 
-    >>> [round(r.relative, 2) for r in strided_against_sectors([(1, 2000e9), (2, 1500e9)])]
-    [1.0, 0.75]
+    The benchmark (``out[i] = in[(i*stride) % n] * 2``) counts 2 x 4 bytes per element: half the
+    useful bytes are the strided read, half the coalesced write. ``copy_Bps`` defaults to the
+    H200 run's device-to-device copy (read + write counted alike).
+
+    >>> r = strided_against_sectors([(1, 2000e9), (8, 900e9)], 4000e9)
+    >>> [round(x.of_copy, 3) for x in r], r[1].sector_Bps / 1e9
+    ([0.5, 0.225], 4050.0)
     """
-    if not rows or rows[0][0] != 1:
-        raise ValueError("rows must start with stride 1 (the coalesced reference)")
-    base = _check.positive("useful rate at stride 1", rows[0][1], "bytes/s")
-    return [StridedRow(int(s), float(b), useful_fraction(s), float(b) / base, sector_traffic_Bps(b, s))
-            for s, b in rows]
+    if not rows:
+        raise ValueError("rows must hold at least one (stride, useful B/s) pair")
+    if copy_Bps is None:
+        copy_Bps = float(measurements.load()["copy"]["GBps"] * units.GB)
+    roof = _check.positive("copy_Bps", copy_Bps, "bytes/s")
+    out = []
+    for s, b in rows:
+        u = _check.positive(f"useful rate at stride {s}", b, "bytes/s")
+        out.append(StridedRow(int(s), float(u), useful_fraction(s), useful_fraction(s, sector_B=DRAM_FETCH_B), u / roof,
+                              strided_share_of_roof(s), strided_share_of_roof(s, sector_B=DRAM_FETCH_B),
+                              sector_traffic_Bps(u / 2, s, u / 2), sector_traffic_Bps(u / 2, s, u / 2, sector_B=DRAM_FETCH_B)))
+    return out
 
 
 # ---- shared-memory tiling -------------------------------------------------------------------
@@ -207,6 +271,87 @@ def square_tile_for_intensity(intensity: float, element_B: float = 4) -> int:
     """
     return math.ceil(_check.positive("intensity", intensity, "FLOP per byte")
                      * _check.positive("element_B", element_B, "bytes"))
+
+
+@_check.finite
+def accumulator_B(tile_m: int, tile_n: int, acc_B: float = 4) -> float:
+    """Bytes of the output tile's accumulators, held for the whole K loop: BM x BN x accumulator bytes.
+
+    They grow with the square of the tile, the staging buffers only linearly (:func:`tile_smem_B`).
+    A 128 x 256 tile in FP32: 128 KiB, half of an SM's 256 KiB register file.
+
+    >>> accumulator_B(128, 256) / 1024
+    128.0
+    """
+    return (_check.count("tile_m", tile_m, "rows") * _check.count("tile_n", tile_n, "columns")
+            * _check.positive("acc_B", acc_B, "bytes"))
+
+
+@_check.finite
+def bandwidth_for_flop_s_Bps(flop_s: float, intensity: float) -> float:
+    """Bandwidth a memory level must deliver to keep a FLOP rate at a given intensity against it: FLOP/s / I.
+
+    Equation eq-level-bandwidth in chapter 5. 775 TFLOP/s from 128 x 256 BF16 tiles (85.3 FLOP/byte) loaded
+    from L2: 9.1 TB/s.
+
+    >>> round(bandwidth_for_flop_s_Bps(775e12, tile_intensity(128, 256, 2)) / 1e12, 2)
+    9.08
+    """
+    return _check.positive("flop_s", flop_s, "FLOP/s") / _check.positive("intensity", intensity, "FLOP per byte")
+
+
+# ---- waves ----------------------------------------------------------------------------------
+
+class _Waves(NamedTuple):
+    waves: int
+    efficiency: float
+
+
+class Waves(_Waves):
+    """How a grid of tiles fills the SMs: whole waves, and the fraction of SM slots doing work (a tuple)."""
+    __slots__ = ()
+
+    def __new__(cls, waves: int, efficiency: float) -> "Waves":
+        eff = _check.fraction("efficiency", efficiency)
+        if eff <= 0:
+            raise ValueError(f"efficiency must be above 0, got {eff:g}")
+        return super().__new__(cls, _check.count("waves", waves, "waves"), eff)
+
+    def __init__(self, waves: int, efficiency: float) -> None:    # the hints, for readers and the fuzz test
+        pass
+
+
+@_check.finite
+def output_tiles(m: int, n: int, tile_m: int, tile_n: int) -> int:
+    """Output tiles of an M x N matmul cut into tile_m x tile_n tiles: ceil(M / tile_m) x ceil(N / tile_n).
+
+    A 128 x 4096 output in 128 x 128 tiles: 32; in 128 x 256 tiles: 16.
+
+    >>> output_tiles(128, 4096, 128, 128), output_tiles(128, 4096, 128, 256), output_tiles(100, 100, 64, 64)
+    (32, 16, 4)
+    """
+    mm = _check.count("m", m, "rows")
+    nn = _check.count("n", n, "columns")
+    return (math.ceil(mm / _check.count("tile_m", tile_m, "rows"))
+            * math.ceil(nn / _check.count("tile_n", tile_n, "columns")))
+
+
+@_check.finite
+def wave_quantization(n_tiles: int, sm_count: int, blocks_per_sm: int = 1) -> Waves:
+    """Waves a grid of n_tiles needs and the fraction of SM slots they keep busy.
+
+    waves = ceil(n_tiles / (SMs x blocks per SM)); efficiency = n_tiles / (waves x SMs x blocks per SM).
+    Equation eq-waves in chapter 5. 132 tiles on 132 SMs fill one wave; 133 need two, half empty.
+
+    >>> wave_quantization(132, 132), wave_quantization(133, 132)
+    (Waves(waves=1, efficiency=1.0), Waves(waves=2, efficiency=0.5037878787878788))
+    >>> wave_quantization(448, 132, 2).waves
+    2
+    """
+    t = _check.count("n_tiles", n_tiles, "tiles")
+    slots = _check.count("sm_count", sm_count, "SMs") * _check.count("blocks_per_sm", blocks_per_sm, "blocks")
+    waves = math.ceil(t / slots)
+    return Waves(waves, t / (waves * slots))
 
 
 # ---- streams --------------------------------------------------------------------------------
@@ -280,6 +425,47 @@ def d2h_pinned_Bps(run: str = measurements.RUN) -> float:
 def h2d_pageable_Bps(run: str = measurements.RUN) -> float:
     """Measured host-to-device copy rate from pageable (ordinary) host memory on the H200 run."""
     return float(measurements.load(run, name="ladder")["h2d_pageable_GBps"] * units.GB)
+
+
+class _LaunchCost(NamedTuple):
+    eager_s: float
+    graph_s: float
+
+
+class LaunchCost(_LaunchCost):
+    """Seconds per tiny kernel: launched one by one from Python, and replayed from a CUDA graph (a tuple)."""
+    __slots__ = ()
+
+    def __new__(cls, eager_s: float, graph_s: float) -> "LaunchCost":
+        return super().__new__(cls, _check.positive("eager_s", eager_s, "s"), _check.positive("graph_s", graph_s, "s"))
+
+    def __init__(self, eager_s: float, graph_s: float) -> None:   # the hints, for readers and the fuzz test
+        pass
+
+
+@_check.finite
+def measured_launch_cost(run: str = measurements.RUN) -> LaunchCost:
+    """The H200 run's tiny elementwise op (100 in a row, 16 floats each): seconds per op, eager and graphed."""
+    d = measurements.load(run, name="ladder")
+    return LaunchCost(float(d["tiny_op_eager_us"] * units.US), float(d["tiny_op_graph_us"] * units.US))
+
+
+@_check.finite
+def launches_behind_saving(eager_s: float, graph_s: float, per_op_eager_s: float, per_op_graph_s: float) -> float:
+    """How many kernel launches a CUDA graph's saving on a whole step amounts to, at a per-op saving.
+
+    (step eager - step graphed) / (op eager - op graphed): an estimate of the kernels the step launches,
+    if the graph saved launch overhead and nothing else. Equation eq-graph-launches in chapter 5.
+
+    >>> round(launches_behind_saving(6.0e-3, 5.0e-3, 7e-6, 1e-6), 1)
+    166.7
+    """
+    saved = _check.positive("eager_s", eager_s, "s") - _check.non_negative("graph_s", graph_s, "s")
+    per_op = _check.positive("per_op_eager_s", per_op_eager_s, "s") - _check.non_negative("per_op_graph_s", per_op_graph_s, "s")
+    if saved <= 0 or per_op <= 0:
+        raise ValueError(f"the graphed times must be less than the eager ones, got step {eager_s:g} vs {graph_s:g} s "
+                         f"and op {per_op_eager_s:g} vs {per_op_graph_s:g} s")
+    return saved / per_op
 
 
 @dataclass(frozen=True)

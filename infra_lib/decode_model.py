@@ -14,15 +14,21 @@ A decode step at batch B and context T (chapter 6, equations eq-decode-seq and e
 - overlapped: t = max((B_W + B_KV + B_ew) / BW_w, (2 N B + attention FLOPs) / F), one roofline
   for the whole step, as if every byte streamed concurrently.
 
-The prefill of P tokens is compute-bound: t = (2 N P + 2 P^2 d L) / F + B_ew(P) / BW_kv.
-N counts the weights a token multiplies (every weight except the embedding table).
+The prefill of P tokens (equation eq-prefill-model): the layers' weight matmuls and causal
+attention are compute-bound, the LM head runs as its own matmul, and the elementwise bytes stream:
+t = (2 (N - N_head) P + 2 P^2 d L) / F + max(2 N_head R / F, 2 N_head / BW_w) + B_ew(P) / BW_kv,
+with R = 1 row of logits when only the last position's are computed (what the measured script
+runs: ``rms(x[:, -1]) @ lm_head``) or R = P for every position. N counts the weights a token
+multiplies (every weight except the embedding table); N_head = vocab x d.
 """
 from dataclasses import dataclass
 
-from . import _check, generations, hardware, measurements, models
+from . import _check, cuda, generations, hardware, measurements, models
 
 WEIGHT_SOURCES = ("skinny", "copy", "read", "datasheet")
 COMPUTE_SOURCES = ("matmul", "matmul_8192", "datasheet")
+LOGITS = ("last", "all")
+"""Which positions of a prefill get logits: the last only (what the H200 run computed), or all."""
 
 
 @dataclass(frozen=True)
@@ -97,11 +103,49 @@ def weight_read_B(run: str = measurements.RUN) -> float:
     return models.weight_B(params_read(run))
 
 
-def _prefill_flops(prompt_tokens: int, run: str) -> float:
-    """2 N P + 2 P^2 d L: the matmuls of P tokens through N parameters, and attention's scores
-    and weighted sum (the measured run's shape)."""
-    s, p = _shape(run), prompt_tokens
-    return models.forward_flops_per_token(params_read(run)) * p + 2.0 * p * p * s["d"] * s["layers"]
+@dataclass(frozen=True)
+class PrefillWork:
+    """The work of one prefill, by part: FLOPs of the layers' weight matmuls, of the LM head and
+    of causal attention, and the bytes of the LM head's weights and of the elementwise kernels."""
+    layer_flops: float
+    lm_head_flops: float
+    attention_flops: float
+    lm_head_B: float
+    elementwise_B: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for name in ("layer_flops", "lm_head_flops", "attention_flops", "lm_head_B", "elementwise_B"):
+            _check.non_negative(name, getattr(self, name), "FLOPs or bytes")
+
+    @property
+    def flops(self) -> float:
+        """Every FLOP the prefill executes: layers + LM head + attention."""
+        return self.layer_flops + self.lm_head_flops + self.attention_flops
+
+
+@_check.finite
+def prefill_work(prompt_tokens: int, logits: str = "last", run: str = measurements.RUN) -> PrefillWork:
+    """The FLOPs and bytes of a prefill of ``prompt_tokens`` tokens, by part.
+
+    Layers: 2 (N - N_head) P; LM head: 2 N_head per row of logits, one row (``logits="last"``) or
+    P (``"all"``); causal attention: Q K^T and scores x V over half the P x P pairs,
+    2 x 2 P^2 d L / 2 = 2 P^2 d L. The measured run computed the last position's logits only:
+    counting the LM head for all 2,000 tokens adds 2.1 TFLOP it never ran.
+
+    >>> w = prefill_work(2000)
+    >>> round(w.layer_flops / 1e12, 2), round(w.lm_head_flops / 1e9, 2), round(w.attention_flops / 1e12, 3)
+    (27.92, 1.05, 1.049)
+    >>> round((prefill_work(2000, "all").flops - w.flops) / 1e12, 2)
+    2.1
+    """
+    p = _check.count("prompt_tokens", prompt_tokens, "tokens")
+    rows = 1 if _check.choice("logits", logits, LOGITS) == "last" else p
+    s = _shape(run)
+    head = s["vocab"] * s["d"]
+    per_token = models.forward_flops_per_token(params_read(run) - head)
+    return PrefillWork(per_token * p, models.forward_flops_per_token(head) * rows,
+                       2.0 * p * p * s["d"] * s["layers"], models.weight_B(head), elementwise_B(p, run))
 
 
 @_check.finite
@@ -134,27 +178,34 @@ def decode_step_s(batch: int, context: int, eff: Efficiencies, overlap: bool = F
     b = _check.count("batch", batch, "requests")
     t = _check.count("context", context, "tokens")
     e = _check.instance("eff", eff, Efficiencies)
+    if not _check.flag("overlap", overlap):
+        return decode_terms(b, t, e, run).total_s
     s = _shape(run)
     w = weight_read_B(run)
     kv = float(b * t * s["kv_bytes_per_token"])
     ew = elementwise_B(b, run)
     mm_flops = w * b                      # 2 FLOPs per 2-byte weight per token
     attn_flops = 4.0 * b * t * s["heads"] * s["head_dim"] * s["layers"]
-    if _check.flag("overlap", overlap):
-        return max((w + kv + ew) / e.weight_Bps, (mm_flops + attn_flops) / e.peak_flop_s)
-    return max(w / e.weight_Bps, mm_flops / e.peak_flop_s) + (kv + ew) / e.kv_Bps
+    return max((w + kv + ew) / e.weight_Bps, (mm_flops + attn_flops) / e.peak_flop_s)
 
 
 @_check.finite
-def prefill_s(prompt_tokens: int, eff: Efficiencies, run: str = measurements.RUN) -> float:
-    """Predicted prefill: (2 N P + 2 P^2 d L) / F + elementwise bytes / BW_kv. Eq. eq-prefill-model.
+def prefill_s(prompt_tokens: int, eff: Efficiencies, logits: str = "last", run: str = measurements.RUN) -> float:
+    """Predicted prefill (module docstring; equation eq-prefill-model in chapter 6): layers and
+    attention at the compute rate, the LM head at max(its FLOPs / F, its weights / BW_w), the
+    elementwise bytes at BW_kv.
 
-    >>> round(prefill_s(2000, efficiencies()) * 1e3, 2)
-    42.23
+    With the last position's logits, as measured, the LM head is a one-row matmul that reads its
+    1.05 GB of weights (0.37 ms); with every position's, 2.1 TFLOP more (2.7 ms).
+
+    >>> round(prefill_s(2000, efficiencies()) * 1e3, 2), round(prefill_s(2000, efficiencies(), "all") * 1e3, 2)
+    (39.92, 42.23)
     """
     p = _check.count("prompt_tokens", prompt_tokens, "tokens")
     e = _check.instance("eff", eff, Efficiencies)
-    return _prefill_flops(p, run) / e.peak_flop_s + elementwise_B(p, run) / e.kv_Bps
+    w = prefill_work(p, logits, run)
+    head = max(w.lm_head_flops / e.peak_flop_s, w.lm_head_B / e.weight_Bps)
+    return (w.layer_flops + w.attention_flops) / e.peak_flop_s + head + w.elementwise_B / e.kv_Bps
 
 
 @dataclass(frozen=True)
@@ -179,18 +230,20 @@ class Prediction:
 
 @_check.finite
 def predictions(weights: str = "skinny", kv: str = "copy", compute: str = "matmul", overlap: bool = False,
-                run: str = measurements.RUN) -> list[Prediction]:
-    """Every measured decode configuration (CUDA-graph timings) and the prefill, predicted.
+                logits: str = "last", run: str = measurements.RUN) -> list[Prediction]:
+    """Every measured decode configuration (CUDA-graph timings) and the prefill, predicted; the
+    prefill with the logits the run computed (``"last"``) unless ``logits`` says otherwise.
 
     >>> [round(100 * p.error, 1) for p in predictions()]
-    [2.3, 2.7, -1.8, 0.9, 1.5, 0.0, -12.7, -13.2]
+    [2.3, 2.7, -1.8, 0.9, 1.5, 0.0, -12.7, -18.0]
     """
     eff = efficiencies(weights, kv, compute, run)
     data = measurements.load(run)
     out = [Prediction("decode", r["batch"], r["ctx"], decode_step_s(r["batch"], r["ctx"], eff, overlap, run),
                       r["s_graph"]) for r in data["decode"]]
     pre = data["prefill"]
-    out.append(Prediction("prefill", pre["batch"], pre["P"], prefill_s(pre["P"], eff, run), pre["s_median"]))
+    out.append(Prediction("prefill", pre["batch"], pre["P"], prefill_s(pre["P"], eff, logits, run),
+                          pre["s_median"]))
     return out
 
 
@@ -199,7 +252,7 @@ def mean_abs_error(preds: list[Prediction]) -> float:
     """Mean of |error| over the predictions. Equation eq-mae in chapter 6.
 
     >>> round(mean_abs_error(predictions()), 4)
-    0.044
+    0.05
     """
     if not isinstance(preds, list) or not preds:
         raise ValueError("preds: need a non-empty list of Prediction")
@@ -231,21 +284,21 @@ def ridge_bracket_s(batch: int, context: int, eff: Efficiencies, run: str = meas
 
 @_check.finite
 def prefill_required_flop_s(run: str = measurements.RUN) -> float:
-    """The compute rate the measured prefill implies once its elementwise time is taken out.
-
-    FLOPs (2 N P + 2 P^2 d L) / (measured time - elementwise bytes / copy bandwidth).
+    """The compute rate the measured prefill implies for its layers and attention, once the
+    elementwise time (bytes / copy bandwidth) and the one-row LM head (weights / skinny bandwidth)
+    are taken out: (2 (N - N_head) P + 2 P^2 d L) / (measured - those two times).
 
     >>> round(prefill_required_flop_s() / 1e12)
-    675
+    634
     """
     data = measurements.load(run)
     pre = data["prefill"]
-    p = int(pre["P"])
-    flops = _prefill_flops(p, run)
-    rest = pre["s_median"] - elementwise_B(p, run) / efficiencies(run=run).kv_Bps
+    w = prefill_work(int(pre["P"]), "last", run)
+    e = efficiencies(run=run)
+    rest = pre["s_median"] - w.elementwise_B / e.kv_Bps - w.lm_head_B / e.weight_Bps
     if rest <= 0:
-        raise ValueError(f"run: measured prefill of {run!r} is shorter than its elementwise time")
-    return flops / rest
+        raise ValueError(f"run: measured prefill of {run!r} is shorter than its elementwise and LM-head time")
+    return (w.layer_flops + w.attention_flops) / rest
 
 
 @_check.finite
@@ -262,3 +315,164 @@ def matmul_slowdown(m: int, run: str = measurements.RUN) -> float:
     if m not in rows:
         raise ValueError(f"m: the sweep measured M in {sorted(rows)}, not {m}")
     return float(rows[m] / rows[1])
+
+
+@dataclass(frozen=True)
+class DecodeTerms:
+    """The terms of the sequential model (equation eq-decode-seq) of one decode step, in seconds:
+    the weight reads and the matmuls' compute (the larger counts), the KV reads, the elementwise
+    bytes. What a per-kernel profile of the step is checked against, category by category."""
+    weights_s: float
+    compute_s: float
+    kv_s: float
+    elementwise_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for name in ("weights_s", "compute_s", "kv_s", "elementwise_s"):
+            _check.non_negative(name, getattr(self, name), "s")
+
+    @property
+    def matmul_s(self) -> float:
+        """The weight matmuls: max(weight reads, compute)."""
+        return max(self.weights_s, self.compute_s)
+
+    @property
+    def total_s(self) -> float:
+        """The step: matmuls + KV reads + elementwise kernels, one after the other."""
+        return self.matmul_s + self.kv_s + self.elementwise_s
+
+
+@_check.finite
+def decode_terms(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> DecodeTerms:
+    """The sequential model's terms at ``batch`` and ``context``; their total is :func:`decode_step_s`.
+
+    >>> d = decode_terms(128, 1000, efficiencies())
+    >>> round(d.weights_s * 1e3, 2), round(d.compute_s * 1e3, 2), round(d.kv_s * 1e3, 2)
+    (5.22, 2.45, 3.96)
+    """
+    b = _check.count("batch", batch, "requests")
+    t = _check.count("context", context, "tokens")
+    e = _check.instance("eff", eff, Efficiencies)
+    s = _shape(run)
+    w = weight_read_B(run)
+    return DecodeTerms(w / e.weight_Bps, w * b / e.peak_flop_s, b * t * s["kv_bytes_per_token"] / e.kv_Bps,
+                       elementwise_B(b, run) / e.kv_Bps)
+
+
+def _measured_step(batch: int, context: int, run: str) -> float:
+    for r in measurements.load(run)["decode"]:
+        if r["batch"] == batch and r["ctx"] == context:
+            return float(r["s_graph"])
+    have = ", ".join(f"({r['batch']}, {r['ctx']})" for r in measurements.load(run)["decode"])
+    raise ValueError(f"batch, context: no measured decode step at ({batch}, {context}); measured: {have}")
+
+
+@_check.finite
+def implied_kv_Bps(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> float:
+    """The rate at which a measured step's attention streamed its KV cache, if everything else ran
+    as the model says: KV bytes / (measured - matmuls - elementwise time).
+
+    >>> round(implied_kv_Bps(64, 1000, efficiencies()) / 1e12, 2), round(implied_kv_Bps(128, 1000, efficiencies()) / 1e12, 2)
+    (4.25, 3.15)
+    """
+    b = _check.count("batch", batch, "requests")
+    t = _check.count("context", context, "tokens")
+    e = _check.instance("eff", eff, Efficiencies)
+    d = decode_terms(b, t, e, run)
+    rest = _measured_step(b, t, run) - d.matmul_s - d.elementwise_s
+    if rest <= 0:
+        raise ValueError(f"batch, context: the measured step at ({b}, {t}) leaves no time for attention")
+    return d.kv_s * e.kv_Bps / rest
+
+
+@dataclass(frozen=True)
+class GapBudget:
+    """A measured decode step the model underpredicts, and what each candidate cause would need
+    to absorb the part the matmul sweep does not explain.
+
+    ``sweep_s``: the measured slowdown of the 8192 x 8192 matmul at M = batch over M = 1, applied to
+    the weight reads; ``kv_Bps_needed``: the KV rate if attention alone took the rest;
+    ``weight_Bps_needed``: the weight-read rate if the matmuls alone took the whole gap;
+    ``flop_s_needed``: the compute rate at which the matmuls' compute would last as long as their
+    reads plus the whole gap (a clock or power limit would have to bring compute that low)."""
+    measured_s: float
+    predicted_s: float
+    sweep_s: float
+    kv_Bps_needed: float
+    weight_Bps_needed: float
+    flop_s_needed: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for name in ("measured_s", "predicted_s", "kv_Bps_needed", "weight_Bps_needed", "flop_s_needed"):
+            _check.positive(name, getattr(self, name), "s, bytes/s or FLOP/s")
+
+    @property
+    def gap_s(self) -> float:
+        """Measured - predicted."""
+        return self.measured_s - self.predicted_s
+
+    @property
+    def unexplained_s(self) -> float:
+        """The gap less what the matmul sweep accounts for."""
+        return self.gap_s - self.sweep_s
+
+
+@_check.finite
+def gap_budget(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> GapBudget:
+    """The measured step at ``batch`` and ``context`` against the model: see :class:`GapBudget`.
+
+    Batch 128 at 1,000 tokens: 10.71 ms measured, 9.35 ms predicted; the sweep's 3.6% slowdown at
+    M = 128 covers 0.19 ms of the 1.37 ms.
+
+    >>> g = gap_budget(128, 1000, efficiencies())
+    >>> round(g.gap_s * 1e3, 2), round(g.sweep_s * 1e3, 2), round(g.unexplained_s * 1e3, 2)
+    (1.37, 0.19, 1.18)
+    """
+    b = _check.count("batch", batch, "requests")
+    t = _check.count("context", context, "tokens")
+    e = _check.instance("eff", eff, Efficiencies)
+    d = decode_terms(b, t, e, run)
+    measured = _measured_step(b, t, run)
+    sweep = (matmul_slowdown(b, run) - 1) * d.weights_s
+    rest = measured - d.total_s - sweep
+    if rest <= 0:
+        raise ValueError(f"batch, context: the model with the sweep's slowdown does not underpredict ({b}, {t})")
+    w = weight_read_B(run)
+    return GapBudget(measured, d.total_s, sweep, d.kv_s * e.kv_Bps / (d.kv_s + rest),
+                     w / (d.weights_s + sweep + rest), w * b / (d.weights_s + sweep + rest))
+
+
+@_check.finite
+def layer_matmuls(run: str = measurements.RUN) -> dict[str, tuple[int, int]]:
+    """The weight matrices of one layer as the measured script builds them, (K, N), and the LM head:
+    Q, K and V fused into one d x (H + 2 H_kv) d_h matmul, the output projection, gate and up fused
+    into one d x 2F, the down projection, and the d x vocab LM head.
+
+    >>> layer_matmuls()["qkv"], layer_matmuls()["o"]
+    ((4096, 6144), (4096, 4096))
+    """
+    s = _shape(run)
+    d, hd = s["d"], s["head_dim"]
+    return {"qkv": (d, (s["heads"] + 2 * s["kv_heads"]) * hd), "o": (s["heads"] * hd, d),
+            "gate_up": (d, 2 * s["ffn"]), "down": (s["ffn"], d), "lm_head": (d, s["vocab"])}
+
+
+@_check.finite
+def matmul_waves(batch: int, tile: int, sm_count: int, run: str = measurements.RUN) -> dict[str, cuda.Waves]:
+    """Each of :func:`layer_matmuls` at ``batch`` rows cut into ``tile`` x ``tile`` output tiles,
+    one per SM without split-K: how many waves, and the fraction of SM slots busy.
+
+    At batch 128 with 128 x 128 tiles on 132 SMs, the output and down projections (4,096 columns)
+    have 32 tiles: a quarter of the SMs.
+
+    >>> w = matmul_waves(128, 128, 132)
+    >>> w["o"].waves, round(w["o"].efficiency, 3), w["gate_up"].waves
+    (1, 0.242, 2)
+    """
+    b = _check.count("batch", batch, "rows")
+    tl = _check.count("tile", tile, "rows and columns")
+    sms = _check.count("sm_count", sm_count, "SMs")
+    return {name: cuda.wave_quantization(cuda.output_tiles(b, n, tl, tl), sms)
+            for name, (_, n) in layer_matmuls(run).items()}

@@ -102,6 +102,46 @@ def tensor_core_peak_flop_s(sm_count: int, tensor_cores_per_sm: int, flop_per_cl
             * _check.positive("clock_hz", clock_hz, "Hz"))
 
 
+@dataclass(frozen=True)
+class PeakGain:
+    """A new GPU's peak over an old one's, split into SMs x per-SM rate x clock (their product)."""
+    total: float
+    sm_factor: float
+    per_sm_factor: float
+    clock_factor: float
+    implied_clock_hz: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+
+@_check.finite
+def peak_gain(new_peak_flop_s: float, new_sm_count: int, old_peak_flop_s: float, old_sm_count: int,
+              old_flop_per_clock_per_sm: float, per_sm_factor: float) -> PeakGain:
+    """Split new / old peak into the SM-count ratio, an assumed per-SM rate ratio and the clock
+    ratio that the two peaks then imply (equation eq-peak-flops in chapter 3, applied twice):
+
+    clock_new = new peak / (new SMs x old rate x per_sm_factor),
+    clock_old = old peak / (old SMs x old rate), and total = SM factor x per_sm_factor x clock factor.
+
+    Tensor Core rates per SM come in powers of two, so a plausible ``per_sm_factor`` is the
+    one that leaves the clock factor near 1. B200 (2.25 PF dense BF16, 148 SMs) over H100
+    (989.4 TF, 132 SMs, 4,096 FLOP/clock/SM): with the per-SM rate doubled, the clock is 1.86 GHz,
+    1.01x the H100's 1.83; with it unchanged, the B200 would need 3.71 GHz.
+
+    >>> g = peak_gain(2.25e15, 148, 989.4e12, 132, 4096, 2)
+    >>> round(g.total, 2), round(g.sm_factor, 2), round(g.clock_factor, 2), round(g.implied_clock_hz / 1e9, 2)
+    (2.27, 1.12, 1.01, 1.86)
+    >>> round(peak_gain(2.25e15, 148, 989.4e12, 132, 4096, 1).implied_clock_hz / 1e9, 2)
+    3.71
+    """
+    old_clock = implied_clock_hz(old_peak_flop_s, old_sm_count, old_flop_per_clock_per_sm)
+    factor = _check.positive("per_sm_factor", per_sm_factor, "x the old per-SM rate")
+    new_clock = implied_clock_hz(new_peak_flop_s, new_sm_count, old_flop_per_clock_per_sm * factor)
+    return PeakGain(total=new_peak_flop_s / old_peak_flop_s, sm_factor=new_sm_count / old_sm_count,
+                    per_sm_factor=factor, clock_factor=new_clock / old_clock, implied_clock_hz=new_clock)
+
+
 @_check.finite
 def bytes_per_flop(mem_bw_Bps: float, peak_flop_s: float) -> float:
     """Bytes of memory traffic the chip can afford per FLOP at peak: bandwidth / peak.
@@ -167,13 +207,15 @@ class GenerationRow:
 def generation_row(device: str, small_weight_B: float = 16e9, large_weight_B: float = 140e9) -> GenerationRow:
     """Peak, bandwidth, ridge point (peak / bandwidth), bytes per FLOP and batch-1 decode
     ceilings (bandwidth / weight bytes) for an 8B and a 70B model in BF16 (16 and 140 GB by default).
+    The bandwidth is on the basis of the peak: the HGX board's where the entry holds one
+    (:func:`infra_lib.hardware.board_spec_name`; the B300's 7.7 TB/s, not the full chip's 8).
 
     >>> r = generation_row("h100_sxm5")
     >>> round(r.ridge_flop_per_B, 1), r.decode_8b_tok_s
     (295.2, 209.5)
     """
     d = hardware.entry(_check.text("device", device))
-    peak, bw = dense_bf16_flop_s(device), hardware.value(device, "mem_bw_Bps")
+    peak, bw = dense_bf16_flop_s(device), hardware.value(device, hardware.board_spec_name(device, "mem_bw_Bps"))
     return GenerationRow(device=device, year=int(d.year or 0), peak_flop_s=peak, mem_bw_Bps=bw,
                          ridge_flop_per_B=roofline.ridge_point(peak, bw), bytes_per_flop=bytes_per_flop(bw, peak),
                          decode_8b_tok_s=decode_ceiling_tok_s(bw, small_weight_B),

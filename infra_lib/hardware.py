@@ -35,7 +35,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from . import _check
+from . import _check, units
 
 REGISTRY_DIR = Path(__file__).parent / "data" / "registry"
 REGISTRY_ENV = "INFRA_LIB_REGISTRY"   # names another registry folder to load instead (read once)
@@ -64,7 +64,7 @@ UNITS = frozenset({
     # manufacturing
     "defects/cm2", "wafers/month", "DRAM dies/month",
     # workloads
-    "parameters", "tokens", "requests", "bytes of text per token", "s per GB of text",
+    "parameters", "tokens", "tokens/s", "requests", "bytes of text per token", "s per GB of text",
     # ratios and fractions
     "fraction", "fraction of peak", "fraction of die area", "fraction of accesses",
     "fraction of L2 accesses", "fraction of L3 accesses", "fraction of branches",
@@ -563,6 +563,94 @@ def spec(device: str, name: str) -> Spec:
 def value(device: str, name: str) -> float:
     """Just the number of :func:`spec`."""
     return spec(device, name).value
+
+
+# ---- memory capacity: the bytes a program can use ------------------------------------------
+
+MEMORY_BASES = ("measured", "reported", "nominal")
+"""How :func:`usable_memory_B` knows a GPU's memory, best first: CUDA's total measured by this
+course, the same reported by a third party, or the datasheet's nominal capacity."""
+
+BOARD_PREFIX = "hgx_"
+"""A spec named ``hgx_<name>`` is ``<name>`` per GPU of an HGX board. An entry whose peaks and power
+are per HGX GPU but whose ``<name>`` is the full chip's (the B300) holds both; chapter 4 reads the
+board's (:func:`board_spec_name`), so every column of a row has one basis."""
+
+CAPACITY_SPECS = (BOARD_PREFIX + "mem_capacity_B", "mem_capacity_B")
+"""The datasheet capacity a GPU's nominal memory is read from, first found wins: a GPU whose
+registry peaks are per GPU of an HGX board (the B300) gives that board's capacity there."""
+
+
+def board_spec_name(device: str, name: str) -> str:
+    """``hgx_<name>`` where the entry holds it (the HGX board's figure, the basis of its peaks),
+    else ``name``.
+
+    >>> board_spec_name("b300_gpu", "mem_bw_Bps"), board_spec_name("h100_sxm5", "mem_bw_Bps")
+    ('hgx_mem_bw_Bps', 'mem_bw_Bps')
+    """
+    d = entry(_check.text("device", device))
+    board = BOARD_PREFIX + _check.text("name", name)
+    return board if board in d.specs else name
+
+
+@dataclass(frozen=True)
+class UsableMemory:
+    """The bytes a program can use on one GPU, and how the course knows them.
+
+    ``basis`` is one of :data:`MEMORY_BASES`; ``spec`` is the registry value it comes from
+    (``cuda_visible_B``, or the datasheet capacity for a nominal figure).
+    """
+    device: str
+    value_B: float
+    basis: str
+    spec: Spec
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.choice("basis", self.basis, MEMORY_BASES)
+
+
+def nominal_memory_B(device: str) -> float:
+    """The datasheet's memory capacity as the bytes it names. HBM and DRAM are built from
+    binary-sized dies, so for a memory capacity a vendor's "GB" counts GiB: the H200's printed
+    141 GB is 141 x 2^30 bytes. The registry stores the figure as printed (``141e9``); this
+    reads it as binary. Bandwidths (GB/s) stay decimal.
+
+    >>> nominal_memory_B("h200_sxm") == 141 * 2**30, round(nominal_memory_B("b300_gpu") / 2**30)
+    (True, 270)
+    """
+    d = entry(_check.text("device", device))
+    name = next((n for n in CAPACITY_SPECS if n in d.specs), None)
+    if name is None:
+        raise UnknownNameError(f"registry entry {device!r} ({d.file}) has no memory capacity "
+                               f"({' or '.join(CAPACITY_SPECS)})")
+    return d.value(name) / units.GB * units.GiB
+
+
+def usable_memory_B(device: str) -> UsableMemory:
+    """The bytes a program can use on one GPU: the one home for "what fits in one GPU's memory".
+
+    The total CUDA reports (``cudaMemGetInfo``, ``totalGlobalMem``) where the registry holds it
+    as ``cuda_visible_B`` (basis "measured" or "reported", its kind); otherwise the datasheet's
+    nominal binary capacity (:func:`nominal_memory_B`, basis "nominal"), an upper bound: CUDA
+    reports a little less (the driver, ECC and reserved memory keep some back; 0.9% on the
+    measured H200). Engines then use only a share of it (``infra_lib.planner``).
+
+    >>> m = usable_memory_B("h200_sxm"); m.value_B, m.basis
+    (150109880320.0, 'measured')
+    >>> usable_memory_B("b200_hgx").basis, usable_memory_B("h200_sxm").value_B < nominal_memory_B("h200_sxm")
+    ('nominal', True)
+    """
+    d = entry(_check.text("device", device))
+    if "cuda_visible_B" in d.specs:
+        s = d.spec("cuda_visible_B")
+        if s.kind not in ("measured", "reported"):
+            raise RegistryError([f"{d.file}: {device}.cuda_visible_B has kind {s.kind!r}; "
+                                 f"what CUDA reports is measured or reported"])
+        return UsableMemory(device, s.value, s.kind, s)
+    value_B = nominal_memory_B(device)
+    name = next(n for n in CAPACITY_SPECS if n in d.specs)
+    return UsableMemory(device, value_B, "nominal", d.spec(name))
 
 
 def source(key: str) -> Source:

@@ -53,6 +53,26 @@ def attention_flops_per_token(n_layers: int, n_ctx: float, d_model: int, matmuls
 
 
 @_check.finite
+def non_embedding_params(n_layers: int, d_model: int, d_attn: int = 0, d_ff: int = 0) -> float:
+    """Kaplan et al.'s non-embedding parameter count: N = 2 n_layer d_model (2 d_attn + d_ff),
+    which is 12 n_layer d_model^2 for d_attn = d_model and d_ff = 4 d_model (their defaults here:
+    0 means that). Biases, norms, embeddings and the LM head are left out (section 2.1, Table 1).
+    For a shape with grouped-query attention or a gated FFN, :attr:`ModelShape.non_embedding_params`
+    counts its own matrices.
+
+    GPT-3 175B (96 layers, d = 12,288): 12 x 96 x 12288^2 = 173.9e9.
+
+    >>> round(non_embedding_params(96, 12288) / 1e9, 1)
+    173.9
+    """
+    nl = _check.count("n_layers", n_layers, "layers")
+    d = _check.count("d_model", d_model, "")
+    da = _check.count("d_attn", d_attn, "", minimum=0) or d
+    f = _check.count("d_ff", d_ff, "", minimum=0) or 4 * d
+    return 2.0 * nl * d * (2 * da + f)
+
+
+@_check.finite
 def weight_B(n_params: float, bytes_per_param: float = 2) -> float:
     """Bytes of weights = parameters x bytes per parameter (2 for BF16, 1 for FP8, 0.5 for INT4).
 
@@ -169,6 +189,17 @@ class ModelShape:
     def n_params(self) -> int:
         """All stored weights: embeddings, attention (Q, K, V, O), FFNs (every expert), norms, LM head."""
         return sum(self.param_breakdown().values())
+
+    @property
+    def non_embedding_params(self) -> int:
+        """``n_params`` less the embedding table, the position embeddings and an untied LM head:
+        the N of Kaplan et al.'s scaling laws. Llama-3-8B: 8.03e9 - 2 x 128,256 x 4,096 = 6.98e9.
+
+        >>> LLAMA3_8B.non_embedding_params
+        6979588096
+        """
+        b = self.param_breakdown()
+        return self.n_params - b["embedding"] - b["positions"] - b["lm_head"]
 
     @property
     def n_active_params(self) -> int:

@@ -22,10 +22,18 @@ units and granularities from ``cuda_occupancy.h``. Chapters 3 and 5 use them.
 
 The Guide's own worked examples come out exactly (see :data:`WORKED_EXAMPLES`).
 """
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _check, hardware
 
+REGISTER_B = 4          # a CUDA register holds 32 bits
+STATIC_SMEM_PER_BLOCK_B = 48 * 1024
+"""The most shared memory a block may declare statically (``__shared__``); above it a kernel uses dynamic
+shared memory and opts in with ``cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...)``,
+up to the compute capability's ``max_smem_per_block_B`` (NVIDIA Hopper Tuning Guide, "Unified Shared
+Memory/L1/Texture Cache": "Kernels relying on shared memory allocations over 48 KB per block ... must use
+dynamic shared memory ... and require an explicit opt-in")."""
 _ENTRY = "cuda_cc_"     # registry entries cuda_cc_9_0, ...: one per compute capability
 
 
@@ -54,6 +62,15 @@ class SMLimits:
     def max_threads(self) -> int:
         """Resident threads per SM: warps x warp size."""
         return self.max_warps * self.warp_size
+
+    @property
+    def register_file_B(self) -> int:
+        """Bytes of the SM's register file: 32-bit registers x 4 bytes.
+
+        >>> limits("9.0").register_file_B // 1024
+        256
+        """
+        return self.registers * REGISTER_B
 
 
 def compute_capabilities() -> tuple[str, ...]:
@@ -230,6 +247,25 @@ def naive_warps_by_registers(registers_per_thread: int, cc: str = "9.0") -> int:
     lim = limits(cc)
     r = _check.count("registers_per_thread", registers_per_thread, "registers")
     return min(lim.max_warps, lim.registers // (r * lim.warp_size))
+
+
+@_check.finite
+def mean_registers_per_thread(groups: Sequence[tuple[int, int]]) -> float:
+    """Registers per thread averaged over a block's warp groups, each (threads, registers per thread).
+
+    A warp-specialized kernel launches with one register count for every thread, then its warp groups
+    trade registers (``setmaxnreg`` on compute capability 9.0): a producer gives its registers up to the
+    consumers. The launch count is the threads-weighted mean. CUTLASS's Hopper GEMM: one producer
+    warpgroup of 128 threads at 40 registers, two consumer warpgroups at 232.
+
+    >>> mean_registers_per_thread([(128, 40), (256, 232)])
+    168.0
+    """
+    if not groups:
+        raise ValueError("groups must hold at least one (threads, registers per thread) pair")
+    ts = [_check.count("threads in a group", t, "threads") for t, _ in groups]
+    rs = [_check.count("registers per thread in a group", r, "registers") for _, r in groups]
+    return sum(t * r for t, r in zip(ts, rs)) / sum(ts)
 
 
 # (description, threads per block, registers per thread, shared memory B, cc, expected resident warps)

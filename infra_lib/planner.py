@@ -1,16 +1,23 @@
-"""How many GPUs a model needs to serve: weights, KV cache, a runtime reserve, and the
-tensor-parallel degrees that split the model evenly.
+"""How many GPUs a model needs to serve: weights, KV cache, the engine's runtime memory, a
+headroom share, and the tensor-parallel degrees that split the model evenly.
 
-Memory per replica = weights + KV cache + runtime overhead, and it must fit in the GPUs' memory:
+Memory per replica = weights + KV cache + runtime + headroom, and it must fit in the GPUs' memory,
+read as the bytes a program can use on each GPU (:func:`infra_lib.hardware.usable_memory_B`: the
+total CUDA reports where the course has it, else the datasheet's nominal binary capacity):
 
 - weights = parameters x bytes per parameter (2 for BF16, 1 for FP8, 0.5 for INT4); a
   mixture-of-experts model keeps every expert resident, so this counts its *total* parameters;
 - KV cache = 2 (K and V) x layers x KV heads x head_dim x bytes per value x batch x context
   (grouped-query attention caches ``n_kv_heads`` heads, not ``n_heads``);
-- overhead: the share of each GPU's memory kept back for the CUDA context, activations,
-  the allocator's fragmentation and communication buffers. ``OVERHEAD_FRACTION`` = 0.1 is a
-  teaching assumption, chosen to match vLLM's default ``gpu_memory_utilization = 0.9``
-  (vLLM engine arguments), which lets the engine use 90% of each GPU's memory.
+- runtime, per GPU: the activations of the largest forward pass the engine schedules, CUDA
+  graphs, and memory CUDA holds outside PyTorch (context, workspaces, communication buffers).
+  ``RUNTIME_B`` = 5 GiB is a teaching value rounded up from vLLM's own profile on an H100
+  (registry ``h100_sxm5.vllm_activation_peak_B`` + ``vllm_non_torch_B``: 4.76 + 0.13 GiB);
+- headroom: the share of each GPU's memory the engine leaves alone, for other processes and
+  the allocator's fragmentation. ``OVERHEAD_FRACTION`` = 0.1 matches vLLM's default
+  ``gpu_memory_utilization = 0.9`` (vLLM engine arguments): vLLM budgets 90% of each GPU for
+  weights + profiled activation peak + CUDA graphs + non-torch memory, and the KV cache gets
+  what is left of that budget. The 10% is not where the activations go.
 
 Tensor parallelism (Shoeybi et al. 2019, "Megatron-LM", section 3) splits the attention heads
 across GPUs, so the degree must divide the number of query heads and of KV heads.
@@ -20,19 +27,36 @@ Llama-3-70B in BF16, batch 1, 4,096 tokens of context, on 80 GB GPUs:
 >>> from infra_lib import models
 >>> plan = gpus_needed(models.LLAMA3_70B, 80e9)
 >>> plan.gpus, round(plan.weights_B / 1e9, 1), round(plan.kv_B / 1e9, 2)
-(2, 141.1, 1.34)
+(3, 141.1, 1.34)
 """
 import math
 from dataclasses import dataclass
 
-from . import _check
+from . import _check, units
 from .models import ModelShape
 
 OVERHEAD_FRACTION = 0.1
-"""Teaching assumption: the share of each GPU's memory not available for weights and KV cache
-(vLLM's default ``gpu_memory_utilization`` is 0.9)."""
+"""Teaching assumption: the headroom, the share of each GPU's memory the engine leaves to other
+processes and to fragmentation (vLLM's default ``gpu_memory_utilization`` is 0.9). The engine's
+own activations and CUDA graphs come out of the other 90% (:data:`RUNTIME_B`)."""
+
+RUNTIME_B = 5 * units.GiB
+"""Teaching value: the engine's runtime memory per GPU (activation peak of the profiled forward
+pass, CUDA graphs, non-torch memory), rounded up from vLLM's profile of Llama-3.1-8B on an H100
+(4.76 GiB activation peak + 0.13 GiB non-torch; llm-d-benchmark's vLLM logs, registry
+``h100_sxm5.vllm_activation_peak_B`` and ``vllm_non_torch_B``). It grows with the engine's
+batched-token budget (``max_num_batched_tokens``), not with the KV cache."""
 
 _KEPT_BACK = "a share of each GPU's memory kept back"   # what overhead_fraction is, in its error message
+
+
+def _per_gpu_B(gpu_mem_B: float, overhead_fraction: float, runtime_B: float) -> float:
+    """Bytes per GPU for weights and KV cache: (1 - headroom share) x memory - runtime (<= 0 when
+    the runtime alone fills the engine's share)."""
+    mem = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
+    share = _check.share("overhead_fraction", overhead_fraction, _KEPT_BACK, below_one=True)
+    rt = _check.non_negative("runtime_B", runtime_B, "bytes")
+    return (1 - share) * mem - rt       # may be <= 0: the runtime alone fills the GPU
 
 
 @_check.finite
@@ -55,11 +79,13 @@ def kv_cache_B(shape: ModelShape, batch: int, context: float, bytes_per_value: f
 class Plan:
     """Memory of one model replica and the GPUs it needs.
 
-    ``overhead_B`` is the reserve on the GPUs counted (``overhead_fraction`` x gpus x memory);
-    ``total_B`` = weights + KV + overhead; ``limit`` names the larger of weights and KV cache.
+    ``runtime_B`` is the engine's runtime memory on the GPUs counted (gpus x ``runtime_B`` per
+    GPU); ``overhead_B`` the headroom (``overhead_fraction`` x gpus x memory); ``total_B`` =
+    weights + KV + runtime + headroom; ``limit`` names the larger of weights and KV cache.
     """
     weights_B: float
     kv_B: float
+    runtime_B: float
     overhead_B: float
     total_B: float
     gpus: int
@@ -72,78 +98,85 @@ class Plan:
 @_check.finite
 def gpus_needed(shape: ModelShape, gpu_mem_B: float, bytes_per_param: float = 2, batch: int = 1,
                 context: float = 4096, kv_bytes_per_value: float = 2,
-                overhead_fraction: float = OVERHEAD_FRACTION) -> Plan:
-    """GPUs for one replica: ceil((weights + KV) / ((1 - overhead_fraction) x memory per GPU)).
+                overhead_fraction: float = OVERHEAD_FRACTION, runtime_B: float = RUNTIME_B) -> Plan:
+    """GPUs for one replica: ceil((weights + KV) / ((1 - overhead_fraction) x memory - runtime)).
 
-    Equation eq-gpus-needed in chapter 4. The count is for memory only; round it up to a
-    tensor-parallel degree that divides the heads (:func:`smallest_valid_tensor_parallel`).
+    Equation eq-gpus-needed in chapter 4. ``gpu_mem_B`` is the bytes a program can use on one
+    GPU (:func:`infra_lib.hardware.usable_memory_B`); ``runtime_B`` is charged on every GPU.
+    The count is for memory only; round it up to a tensor-parallel degree that divides the heads
+    (:func:`smallest_valid_tensor_parallel`).
 
-    Llama-3-70B, BF16, batch 1, 4,096 tokens on 80 GB: (141.1 + 1.3) GB / 72 GB -> 2 GPUs.
+    Llama-3-70B, BF16, batch 1, 4,096 tokens on 80 GB: (141.1 + 1.3) GB / (72 - 5.4) GB -> 3 GPUs;
+    without the runtime term, 2.
 
     >>> from infra_lib import models
-    >>> gpus_needed(models.LLAMA3_70B, 80e9).gpus, gpus_needed(models.LLAMA3_70B, 80e9, batch=64).gpus
-    (2, 4)
+    >>> gpus_needed(models.LLAMA3_70B, 80e9).gpus, gpus_needed(models.LLAMA3_70B, 80e9, runtime_B=0).gpus
+    (3, 2)
     """
-    mem = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
-    share = _check.share("overhead_fraction", overhead_fraction, _KEPT_BACK, below_one=True)
+    room = _per_gpu_B(gpu_mem_B, overhead_fraction, runtime_B)
+    if room <= 0:
+        raise ValueError(f"runtime_B = {runtime_B:,.0f} bytes leaves nothing of (1 - overhead_fraction) x "
+                         f"gpu_mem_B = {(1 - overhead_fraction) * gpu_mem_B:,.0f} bytes for weights and KV cache")
     w = shape.weight_B(bytes_per_param)
     kv = kv_cache_B(shape, batch, context, kv_bytes_per_value)
-    gpus = max(1, math.ceil((w + kv) / ((1 - share) * mem) - 1e-12))
-    reserve = share * gpus * mem
-    return Plan(weights_B=w, kv_B=kv, overhead_B=reserve, total_B=w + kv + reserve, gpus=gpus,
-                limit="weights" if w >= kv else "kv_cache")
+    gpus = max(1, math.ceil((w + kv) / room - 1e-12))
+    reserve = overhead_fraction * gpus * gpu_mem_B
+    runtime = runtime_B * gpus
+    return Plan(weights_B=w, kv_B=kv, runtime_B=runtime, overhead_B=reserve, total_B=w + kv + runtime + reserve,
+                gpus=gpus, limit="weights" if w >= kv else "kv_cache")
 
 
 @_check.finite
 def kv_budget_B(shape: ModelShape, gpu_mem_B: float, gpus: int = 1, bytes_per_param: float = 2,
-                overhead_fraction: float = OVERHEAD_FRACTION) -> float:
-    """Bytes left for the KV cache: gpus x memory x (1 - overhead_fraction) - weights (0 if negative).
+                overhead_fraction: float = OVERHEAD_FRACTION, runtime_B: float = RUNTIME_B) -> float:
+    """Bytes left for the KV cache, as vLLM sizes it: gpus x ((1 - overhead_fraction) x memory
+    - runtime) - weights (0 if negative).
 
-    Llama-3-8B in BF16 on one 80 GB GPU: 72 - 16.06 = 55.94 GB.
+    Llama-3-8B in BF16 on one 80 GB GPU: 72 - 5.37 - 16.06 = 50.57 GB.
 
     >>> from infra_lib import models
-    >>> round(kv_budget_B(models.LLAMA3_8B, 80e9) / 1e9, 2)
-    55.94
+    >>> round(kv_budget_B(models.LLAMA3_8B, 80e9) / 1e9, 2), round(kv_budget_B(models.LLAMA3_8B, 80e9, runtime_B=0) / 1e9, 2)
+    (50.57, 55.94)
     """
-    mem = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
+    room = _per_gpu_B(gpu_mem_B, overhead_fraction, runtime_B)
     n = _check.count("gpus", gpus, "GPUs")
-    usable = n * mem * (1 - _check.share("overhead_fraction", overhead_fraction, _KEPT_BACK, below_one=True))
-    return max(0.0, usable - shape.weight_B(bytes_per_param))
+    return max(0.0, n * room - shape.weight_B(bytes_per_param)) if room > 0 else 0.0
 
 
 @_check.finite
 def max_tokens(shape: ModelShape, gpu_mem_B: float, gpus: int = 1, bytes_per_param: float = 2,
-               kv_bytes_per_value: float = 2, overhead_fraction: float = OVERHEAD_FRACTION) -> int:
+               kv_bytes_per_value: float = 2, overhead_fraction: float = OVERHEAD_FRACTION,
+               runtime_B: float = RUNTIME_B) -> int:
     """Most tokens of KV cache that fit (summed over every sequence of the batch):
     floor(KV budget / KV bytes per token).
 
-    Llama-3-8B in BF16 on one 80 GB GPU: 55,939,477,504 B / 131,072 B = 426,784 tokens.
+    Llama-3-8B in BF16 on one 80 GB GPU: 50,570,718,384 B / 131,072 B = 385,824 tokens.
 
     >>> from infra_lib import models
     >>> max_tokens(models.LLAMA3_8B, 80e9)
-    426784
+    385824
     """
     _check.instance("shape", shape, ModelShape)
-    budget = kv_budget_B(shape, gpu_mem_B, gpus, bytes_per_param, overhead_fraction)
+    budget = kv_budget_B(shape, gpu_mem_B, gpus, bytes_per_param, overhead_fraction, runtime_B)
     return int(budget // shape.kv_B_per_token(kv_bytes_per_value))
 
 
 @_check.finite
 def max_batch(shape: ModelShape, gpu_mem_B: float, gpus: int = 1, bytes_per_param: float = 2,
               context: float = 4096, kv_bytes_per_value: float = 2,
-              overhead_fraction: float = OVERHEAD_FRACTION) -> int:
+              overhead_fraction: float = OVERHEAD_FRACTION, runtime_B: float = RUNTIME_B) -> int:
     """Largest batch of ``context``-token sequences whose KV cache fits: floor(max tokens / context).
 
     0 means not even one sequence fits (or the weights alone do not). Llama-3-8B in BF16 on
-    one 80 GB GPU at 4,096 tokens: 426,784 / 4,096 -> 104 sequences.
+    one 80 GB GPU at 4,096 tokens: 385,824 / 4,096 -> 94 sequences.
 
     >>> from infra_lib import models
     >>> max_batch(models.LLAMA3_8B, 80e9), max_batch(models.LLAMA3_70B, 80e9)
-    (104, 0)
+    (94, 0)
     """
     ctx = _check.positive("context", context, "tokens")
     return int(max_tokens(shape, gpu_mem_B, gpus, bytes_per_param, kv_bytes_per_value,
-                          overhead_fraction) // ctx)
+                          overhead_fraction, runtime_B) // ctx)
 
 
 @dataclass(frozen=True)

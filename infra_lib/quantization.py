@@ -182,25 +182,28 @@ def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: f
 
 @_check.finite
 def max_batch_at(shape: ModelShape, gpu_mem_B: float, weight_bits: float, kv_bits: float, context: float,
-                 overhead_fraction: float = planner.OVERHEAD_FRACTION, gpus: int = 1) -> int:
+                 overhead_fraction: float = planner.OVERHEAD_FRACTION, gpus: int = 1,
+                 runtime_B: float = planner.RUNTIME_B) -> int:
     """Largest batch of ``context``-token requests whose KV cache fits beside the weights.
 
-    floor((gpus x memory x (1 - overhead_fraction) - params x weight_bits / 8)
+    floor((gpus x (memory x (1 - overhead_fraction) - runtime) - params x weight_bits / 8)
           / (KV bytes per token at kv_bits / 8 x context)),
-    :func:`infra_lib.planner.max_batch` with bits turned into bytes. ``overhead_fraction`` (0.1) is
-    the teaching assumption of chapter 4: vLLM's default ``gpu_memory_utilization = 0.9``. KV
-    bits below 16 ignore the KV scales (a few percent). 0: the weights leave no room for one request.
+    :func:`infra_lib.planner.max_batch` with bits turned into bytes. ``overhead_fraction`` (0.1, the
+    headroom of vLLM's default ``gpu_memory_utilization = 0.9``) and ``runtime_B`` (5 GiB per GPU
+    of activations, CUDA graphs and non-torch memory) are chapter 4's teaching values; pass
+    ``gpu_mem_B`` from :func:`infra_lib.hardware.usable_memory_B`. KV bits below 16 ignore the KV
+    scales (a few percent). 0: the weights leave no room for one request.
 
-    Llama-3-70B with FP8 weights on one 141 GB H200 at 4,096 tokens: (126.9 - 70.6) GB /
-    (327,680 B x 4,096) -> 41 requests; with FP8 KV (163,840 B per token) 83.
+    Llama-3-70B with FP8 weights on a GPU of 141 x 10^9 bytes at 4,096 tokens: (126.9 - 5.4 - 70.6) GB /
+    (327,680 B x 4,096) -> 37 requests; with FP8 KV (163,840 B per token) 75.
 
     >>> from infra_lib import models
     >>> [max_batch_at(models.LLAMA3_70B, 141e9, 8, kv, 4096) for kv in (16, 8)]
-    [41, 83]
+    [37, 75]
     """
     w = _check.positive("weight_bits", weight_bits, "bits") / 8
     kv = _check.positive("kv_bits", kv_bits, "bits") / 8
-    return planner.max_batch(shape, gpu_mem_B, gpus, w, context, kv, overhead_fraction)
+    return planner.max_batch(shape, gpu_mem_B, gpus, w, context, kv, overhead_fraction, runtime_B)
 
 
 @_check.finite

@@ -10,7 +10,10 @@ Two numbers on two spec sheets are comparable only when they agree on seven thin
 4. which clock (the peak is SMs x FLOP per clock per SM x clock; a lower clock, a lower peak);
 5. per direction or total, for a link (NVLink 4: 450 GB/s each way, 900 GB/s "bidirectional");
 6. preliminary or final (H100 at launch: 1,000 TFLOPS BF16 and 3 TB/s; final: 989.4 and 3.35);
-7. GB (10^9 bytes) or GiB (2^30 bytes).
+7. GB or GiB, and nominal or usable: a bandwidth's GB/s is decimal, but a memory capacity's
+   "GB" on NVIDIA's sheets is binary (HBM is built from binary-sized dies: the H200's 141 GB is
+   141 GiB), and CUDA reports a little less than that nominal figure
+   (:func:`infra_lib.hardware.usable_memory_B`).
 
 :func:`align` applies the conversions asked for and lists each one, so a reader sees what was
 changed. H100 SXM5, 1,979 TFLOPS BF16 "with sparsity", to dense:
@@ -356,7 +359,9 @@ class GenerationSpecs:
 
 def generation_specs(device: str) -> GenerationSpecs:
     """SMs, Tensor Cores, dense BF16/FP8/FP4, memory type, stacks, capacity, bandwidth, NVLink
-    (total of both directions), power and process of one GPU, each with its kind.
+    (total of both directions), power and process of one GPU, each with its kind. Capacity and
+    bandwidth are the HGX board's where the entry holds them (:func:`infra_lib.hardware.board_spec_name`),
+    the basis of its peaks and power; the capacity is the datasheet's nominal figure (binary).
 
     >>> r = generation_specs("h100_sxm5")
     >>> r.bf16.value / 1e12, r.memory.text, r.stacks.value, r.power.value, r.process.text
@@ -368,6 +373,7 @@ def generation_specs(device: str) -> GenerationSpecs:
         tensor_cores=tensor_core_cell(device), bf16=dense_peak_cell(device, "bf16"),
         fp8=dense_peak_cell(device, "fp8"), fp4=dense_peak_cell(device, "fp4"),
         memory=memory_type_cell(device), stacks=stacks_cell(device),
-        capacity=spec_cell(device, "mem_capacity_B"), bandwidth=spec_cell(device, "mem_bw_Bps"),
+        capacity=spec_cell(device, hardware.board_spec_name(device, "mem_capacity_B")),
+        bandwidth=spec_cell(device, hardware.board_spec_name(device, "mem_bw_Bps")),
         nvlink=spec_cell(device, "nvlink_total_Bps"), power=spec_cell(device, "power_W"),
         process=process_cell(device))

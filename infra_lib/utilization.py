@@ -8,21 +8,31 @@ Counting conventions (chapter 6):
 - Megatron-LM: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per iteration with full activation
   recomputation, 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) without (Narayanan et al., 2021, §5.1);
 - MFU counts only the model's FLOPs; HFU also counts the recomputed forward pass;
-- inference: 2N FLOPs per generated token; MBU = bytes a step must read / step time / bandwidth.
+- inference: 2N FLOPs per generated token; MBU = bytes a step must read / step time / bandwidth
+  (Databricks, "LLM Inference Performance Engineering: Best Practices", 2023).
+
+What the counts leave to the writer, and a reported MFU must state: whether attention is counted
+in full (PaLM's 12 L T d) or, for causal attention, half (FlashAttention-2 counts it so: the
+``causal`` flag here); whether N includes the embedding table and the LM head; and that the
+peak is the dense figure at the precision trained in.
 """
 from . import _check
 
 
 @_check.finite
 def train_flops_per_token(n_params: float, layers: int = 1, seq_len: int = 1, d_model: int = 1,
-                          attention: bool = True) -> float:
+                          attention: bool = True, causal: bool = False) -> float:
     """FLOPs to train on one token: 6N + 12 L T d (PaLM appendix B). Equation eq-train-flops.
 
+    PaLM's attention term counts every query-key pair; a causal kernel computes about half of
+    them, and ``causal=True`` counts that half (6N + 6 L T d), as FlashAttention-2 does.
     Llama-3-8B (N = 8.03e9, 32 layers, d = 4096) at 8,192 tokens of context: 6N = 48.2 GFLOP,
-    attention 12 x 32 x 8192 x 4096 = 12.9 GFLOP.
+    attention 12 x 32 x 8192 x 4096 = 12.9 GFLOP, 6.4 GFLOP causal.
 
     >>> round(train_flops_per_token(8.03e9, 32, 8192, 4096) / 1e9, 1)
     61.1
+    >>> round(train_flops_per_token(8.03e9, 32, 8192, 4096, causal=True) / 1e9, 1)
+    54.6
     >>> train_flops_per_token(1e9, attention=False) / 1e9
     6.0
     """
@@ -30,7 +40,63 @@ def train_flops_per_token(n_params: float, layers: int = 1, seq_len: int = 1, d_
     nl = _check.count("layers", layers, "layers")
     t = _check.count("seq_len", seq_len, "tokens")
     d = _check.count("d_model", d_model, "")
-    return 6 * n + (12.0 * nl * t * d if _check.flag("attention", attention) else 0.0)
+    attn = (6.0 if _check.flag("causal", causal) else 12.0) * nl * t * d
+    return 6 * n + (attn if _check.flag("attention", attention) else 0.0)
+
+
+@_check.finite
+def train_flops(n_params: float, tokens: float, layers: int = 1, seq_len: int = 1, d_model: int = 1,
+                attention: bool = True, causal: bool = False) -> float:
+    """Total training FLOPs: D tokens x :func:`train_flops_per_token`, 6 N D plus the attention term.
+
+    Llama-3-8B on 15e12 tokens at a context of 8,192: 6 N D = 7.2e23, 9.2e23 with attention.
+
+    >>> round(train_flops(8.03e9, 15e12, attention=False) / 1e23, 2), round(train_flops(8.03e9, 15e12, 32, 8192, 4096) / 1e23, 2)
+    (7.23, 9.16)
+    """
+    return _check.positive("tokens", tokens, "tokens") * train_flops_per_token(
+        n_params, layers, seq_len, d_model, attention, causal)
+
+
+@_check.finite
+def attention_parity_context(n_params: float, layers: int, d_model: int, causal: bool = False) -> float:
+    """The context T at which attention's FLOPs equal the parameters': 12 L T d = 6N, so
+    T = N / (2 L d) (T = N / (L d) when causal attention is counted as half).
+
+    Llama-3-8B's 6.98e9 non-embedding parameters, 32 layers, d = 4096: about 26,600 tokens.
+
+    >>> round(attention_parity_context(6.98e9, 32, 4096))
+    26627
+    >>> attention_parity_context(1e9, 10, 1000, causal=True) == 2 * attention_parity_context(1e9, 10, 1000)
+    True
+    """
+    n = _check.positive("n_params", n_params, "parameters")
+    nl = _check.count("layers", layers, "layers")
+    d = _check.count("d_model", d_model, "")
+    return n / ((1.0 if _check.flag("causal", causal) else 2.0) * nl * d)
+
+
+@_check.finite
+def tokens_per_s(batch: int, seq_len: int, iteration_s: float) -> float:
+    """Throughput of a training run from its iteration: batch x sequence length / iteration time.
+
+    >>> tokens_per_s(512, 8192, 4.0)
+    1048576.0
+    """
+    return (_check.count("batch", batch, "sequences") * _check.count("seq_len", seq_len, "tokens")
+            / _check.positive("iteration_s", iteration_s, "s"))
+
+
+@_check.finite
+def achieved_flop_s(tokens_per_s: float, flops_per_token: float, gpus: int = 1) -> float:
+    """Achieved model FLOP/s per GPU: tokens/s x FLOPs per token / GPUs. Over the peak, it is MFU.
+
+    >>> achieved_flop_s(1000, 6e12, 16)
+    375000000000000.0
+    """
+    return (_check.positive("tokens_per_s", tokens_per_s, "tokens/s")
+            * _check.positive("flops_per_token", flops_per_token, "FLOPs")
+            / _check.count("gpus", gpus, "GPUs"))
 
 
 @_check.finite
@@ -70,9 +136,8 @@ def mfu(tokens_per_s: float, flops_per_token: float, gpus: int, peak_flop_s: flo
     >>> round(mfu(1000, 6e12, 16, 989e12), 3)
     0.379
     """
-    return (_check.positive("tokens_per_s", tokens_per_s, "tokens/s")
-            * _check.positive("flops_per_token", flops_per_token, "FLOPs")
-            / (_check.count("gpus", gpus, "GPUs") * _check.positive("peak_flop_s", peak_flop_s, "FLOP/s")))
+    return (achieved_flop_s(tokens_per_s, flops_per_token, gpus)
+            / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s"))
 
 
 @_check.finite
@@ -97,8 +162,17 @@ def mbu(read_B: float, step_s: float, mem_bw_Bps: float) -> float:
     >>> round(mbu(16e9, 5.14e-3, 4.8e12), 3)
     0.649
     """
-    return (_check.positive("read_B", read_B, "bytes") / _check.positive("step_s", step_s, "s")
-            / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s"))
+    return achieved_Bps(read_B, step_s) / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+
+
+@_check.finite
+def achieved_Bps(read_B: float, step_s: float) -> float:
+    """Achieved bandwidth of a decode step: bytes it must read / its time per output token.
+
+    >>> achieved_Bps(16e9, 5e-3)
+    3200000000000.0
+    """
+    return _check.positive("read_B", read_B, "bytes") / _check.positive("step_s", step_s, "s")
 
 
 @_check.finite

@@ -224,3 +224,85 @@ def test_in_network_all_reduce_never_beats_sending_once_and_halves_the_ring_at_s
 def test_in_network_all_reduce_rejects_bad_input(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
         call(bad)
+
+
+
+# ---- pipelining, channels, levels, NCCL's latency, the switch's gain ----------------------------
+
+def test_pipelined_hierarchy_by_hand():
+    # 4 nodes of 8, 1 GB: NVLink 2 x 7/8 x 1 GB / 450 GB/s, network 2 x 3/4 x 125 MB / 50 GB/s
+    h = col.hierarchical_all_reduce(1e9, 8, 4, 450e9, 50e9)
+    nvlink, network = 1.75e9 / 450e9, 1.5 * 0.125e9 / 50e9
+    assert h.time_s == pytest.approx(nvlink + network)
+    assert h.pipelined_s == pytest.approx(max(nvlink, network))
+
+
+@given(sizes, st.integers(1, 16), st.integers(1, 64), bws, bws)
+def test_two_levels_are_the_multilevel_model(size, g, n, bi, be):
+    h = col.hierarchical_all_reduce(size, g, n, bi, be)
+    levels = [(g, bi), (n, be)]
+    assert col.multilevel_all_reduce_s(size, levels) == pytest.approx(h.pipelined_s, rel=1e-9, abs=1e-300)
+    assert col.multilevel_all_reduce_s(size, levels, pipelined=False) == pytest.approx(h.time_s, rel=1e-9, abs=1e-300)
+    assert h.pipelined_s <= h.time_s * (1 + 1e-12)
+
+
+@given(st.floats(1e3, 1e12), ranks, bws)
+def test_one_level_is_the_ring_and_its_busbw_is_the_link(size, n, bw):
+    assert col.multilevel_all_reduce_s(size, [(n, bw)]) == pytest.approx(col.ring_all_reduce_s(size, n, bw))
+    if n > 1:
+        assert col.multilevel_busbw_Bps(size, [(n, bw)]) == pytest.approx(bw)
+
+
+def test_multilevel_busbw_by_hand():
+    # 2 x 2 ranks, 8 bytes, 1 B/s at both levels: level 1 2 x 1/2 x 8 = 8 s, level 2 2 x 1/2 x 4 = 4 s;
+    # pipelined 8 s, busbw = 2 x 3/4 x 8 / 8 = 1.5 B/s
+    assert col.multilevel_all_reduce_s(8, [(2, 1), (2, 1)]) == 8
+    assert col.multilevel_all_reduce_s(8, [(2, 1), (2, 1)], pipelined=False) == 12
+    assert col.multilevel_busbw_Bps(8, [(2, 1), (2, 1)]) == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("levels", [[], "8", [(8,)], [(0, 1e9)], [(8, 0.0)], [(8, -1.0)], 3])
+def test_multilevel_rejects_bad_levels(levels):
+    with pytest.raises((TypeError, ValueError), match="levels"):
+        col.multilevel_all_reduce_s(1e9, levels)
+
+
+def test_multi_channel_ring_by_hand():
+    # 4 nodes of 8, eight NICs: each NIC 2 x 31/32 x S/8; each GPU's NVLink 7/8 x 2 x 31/32 x S
+    r = col.multi_channel_ring_all_reduce(1e9, 8, 4, 450e9, 50e9)
+    assert r.network_s == pytest.approx(2 * 31 / 32 * 1e9 / 8 / 50e9)
+    assert r.nvlink_s == pytest.approx(7 / 8 * 2 * 31 / 32 * 1e9 / 450e9)
+    assert r.time_s == max(r.network_s, r.nvlink_s)
+    # one NIC per node: one channel carries everything through it, eight times the network time
+    one = col.multi_channel_ring_all_reduce(1e9, 8, 4, 450e9, 50e9, nics_per_node=1)
+    assert one.network_s == pytest.approx(8 * r.network_s)
+    assert one.network_s == pytest.approx(col.ring_all_reduce_s(1e9, 32, 50e9))
+
+
+@given(sizes, st.integers(1, 16), bws, bws, lats)
+def test_multi_channel_ring_on_one_node_is_the_flat_ring(size, g, bi, be, lat):
+    r = col.multi_channel_ring_all_reduce(size, g, 1, bi, be, latency_s=lat)
+    assert r.network_s == 0
+    assert r.time_s == pytest.approx(col.ring_all_reduce_s(size, g, bi, lat), rel=1e-9, abs=1e-300)
+
+
+def test_nccl_latency_by_hand():
+    # t0 + 2(n - 1) alpha for an all-reduce, n - 1 steps for an all-gather; nothing on one rank
+    assert col.nccl_ring_latency_s("all_reduce", 8, 6.6e-6, 0.6e-6) == pytest.approx(6.6e-6 + 14 * 0.6e-6)
+    assert col.nccl_ring_latency_s("all_gather", 8, 6.6e-6, 0.6e-6) == pytest.approx(6.6e-6 + 7 * 0.6e-6)
+    assert col.nccl_ring_latency_s("all_reduce", 1, 6.6e-6, 0.6e-6) == 0
+
+
+def test_the_registry_holds_ncclS_constants_and_gpt_fast_bounds_them():
+    from infra_lib import hardware as hw, sharding
+    v = lambda k: hw.value("perf_teaching", k)
+    new = col.nccl_ring_latency_s("all_reduce", 8, v("nccl_base_latency_s"), v("nccl_hop_latency_s"))
+    old = col.nccl_ring_latency_s("all_reduce", 8, v("nccl_2_12_base_latency_s"), v("nccl_2_12_hop_latency_s"))
+    budget = sharding.tp_all_reduce_budget_s(hw.value("gpt_fast", "llama2_7b_tp1_tokens_per_s"), hw.value("gpt_fast", "llama2_7b_tp8_tokens_per_s"), 8, 32)
+    assert old < new < budget
+
+
+@given(st.integers(1, 1024))
+def test_in_network_gain_is_the_ring_over_the_switch(n):
+    assert col.in_network_gain(n) == pytest.approx(col.ring_all_reduce_s(1e9, n, 1e11) / col.in_network_all_reduce_s(1e9, 1e11))
+    assert col.in_network_gain(n) < 2

@@ -26,10 +26,60 @@ def test_doubles_and_bytes():
 
 
 def test_measured_strides_against_sectors():
-    rows = cuda.strided_against_sectors([(1, 2000e9), (8, 400e9)])
-    assert rows[1].fraction == 0.125 and rows[1].sector_Bps == pytest.approx(3200e9)
-    with pytest.raises(ValueError, match="stride 1"):
-        cuda.strided_against_sectors([(2, 1e9)])
+    # useful = read + write, half each; traffic = read / f + write
+    rows = cuda.strided_against_sectors([(1, 2000e9), (8, 400e9), (32, 400e9)], 4000e9)
+    assert rows[1].fraction == 0.125 and rows[1].sector_Bps == pytest.approx(200e9 * 8 + 200e9)
+    assert rows[0].sector_Bps == pytest.approx(2000e9) and rows[0].of_copy == pytest.approx(0.5)
+    assert rows[2].fraction_64 == 4 / 64 and rows[2].fetch64_Bps == pytest.approx(200e9 * 16 + 200e9)
+    assert rows[1].fetch64_Bps == pytest.approx(rows[1].sector_Bps)      # 32 B per lane: 64 B fetches waste nothing more
+    with pytest.raises(ValueError, match="copy_Bps"):
+        cuda.strided_against_sectors([(2, 1e9)], 0)
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3, 4, 8, 16, 32, 33])
+def test_share_of_roof_is_traffic_at_the_roof(stride):
+    # a useful rate u at the model's share of the roof R moves exactly R of traffic
+    for sec in (32, 64):
+        u = cuda.strided_share_of_roof(stride, sector_B=sec) * 4e12
+        assert cuda.sector_traffic_Bps(u / 2, stride, u / 2, sector_B=sec) == pytest.approx(4e12)
+    assert cuda.strided_share_of_roof(stride, sector_B=64) <= cuda.strided_share_of_roof(stride)
+
+
+def test_real_strided_traffic_never_exceeds_hbm():
+    from infra_lib import gpu, hardware, measurements
+    copy = measurements.load()["copy"]["GBps"] * 1e9
+    hbm = hardware.value("h200_sxm", "mem_bw_Bps")
+    rows = cuda.strided_against_sectors(gpu.h200_strided_loads(), copy)
+    assert all(r.sector_Bps < hbm and r.fetch64_Bps < hbm for r in rows)
+
+
+def test_waves():
+    assert cuda.wave_quantization(264, 132) == (2, 1.0)
+    w = cuda.wave_quantization(133, 132)
+    assert w.waves == 2 and w.efficiency == pytest.approx(133 / 264)
+    assert cuda.wave_quantization(1, 132, 2) == (1, 1 / 264)
+    for n in range(1, 600, 7):                     # waves is the least whole number that holds the tiles
+        w = cuda.wave_quantization(n, 132, 2)
+        assert (w.waves - 1) * 264 < n <= w.waves * 264 and 0 < w.efficiency <= 1
+    with pytest.raises(ValueError, match="sm_count"):
+        cuda.wave_quantization(10, 0)
+    with pytest.raises(ValueError, match="blocks_per_sm"):
+        cuda.wave_quantization(10, 132, 1.5)
+
+
+def test_output_tiles():
+    assert cuda.output_tiles(128, 14336, 128, 256) == 56
+    assert cuda.output_tiles(129, 256, 128, 128) == 2 * 2
+    with pytest.raises(ValueError, match="tile_n"):
+        cuda.output_tiles(128, 128, 128, 0)
+
+
+def test_accumulators_and_level_bandwidth():
+    assert cuda.accumulator_B(64, 64, 4) == 64 * 64 * 4
+    assert cuda.accumulator_B(2 * 64, 64) == 2 * cuda.accumulator_B(64, 64)    # linear in each side, square in T
+    assert cuda.bandwidth_for_flop_s_Bps(100.0, 4.0) == 25.0
+    with pytest.raises(ValueError, match="intensity"):
+        cuda.bandwidth_for_flop_s_Bps(1.0, 0)
 
 
 def test_tiling():

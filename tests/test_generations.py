@@ -355,3 +355,28 @@ def test_a_scratch_gpu_reaches_chapter_4_without_an_edit(scratch_registry):
         assert f"ch4_{tag}_dec8" in seen["glued"] and f"ch4_{tag}_dec70" in seen["glued"]
     assert seen["names"] == ["V100", "A100", "H100", "H200", "B200", "B300", "X900"]
     assert seen["glued"]["ch4_h100_dec8"] == pytest.approx(3352e9 / models.LLAMA3_8B.weight_B())
+
+
+# ---- what a newer peak is made of; one basis per row ----------------------------------------
+
+@given(st.floats(1e14, 1e16), st.integers(1, 400), st.floats(1e14, 1e16), st.integers(1, 400),
+       st.sampled_from([1024, 2048, 4096]), st.sampled_from([0.5, 1, 2, 4]))
+def test_peak_gain_factors_multiply_to_the_ratio(new, new_sms, old, old_sms, rate, k):
+    g = gen.peak_gain(new, new_sms, old, old_sms, rate, k)
+    assert g.sm_factor * g.per_sm_factor * g.clock_factor == pytest.approx(new / old, rel=1e-9)
+    # the implied clock rebuilds the new peak from its parts
+    assert gen.peak_flop_s(new_sms, rate * k, g.implied_clock_hz) == pytest.approx(new, rel=1e-9)
+
+
+def test_b200_over_h100_is_mostly_the_per_sm_rate():
+    h, b = "h100_sxm5", "b200_hgx"
+    g = gen.peak_gain(gen.dense_bf16_flop_s(b), int(hw.value(b, "sm_count")),
+                              hw.value(h, "peak_flop_s"), int(hw.value(h, "sm_count")),
+                              hw.value(h, "tensor_flop_per_clock_per_sm"), 2)
+    assert 0.97 < g.clock_factor < 1.05 and g.sm_factor < 1.2 < g.per_sm_factor
+
+
+def test_b300_row_has_one_basis():
+    r = {x.device: x for x in gen.comparison_rows()}["b300_gpu"]
+    assert r.mem_bw_Bps == hw.value("b300_gpu", "hgx_mem_bw_Bps") != hw.value("b300_gpu", "mem_bw_Bps")
+    assert specsheet.generation_specs("b300_gpu").capacity.value == hw.value("b300_gpu", "hgx_mem_capacity_B")

@@ -708,3 +708,39 @@ def test_a_missing_sources_file_is_refused(registry_copy):
     (registry_copy / SRC).unlink()
     with pytest.raises(hw.RegistryError, match="sources.toml: missing"):
         hw.load(registry_copy)
+
+
+# ---- usable memory: the bytes a program can use on one GPU ----------------------------------
+
+def test_nominal_capacity_is_binary():
+    # the printed "141 GB" of HBM names 141 GiB: 141 x 2^30 bytes, 7.4% more than 141 x 10^9
+    assert hw.nominal_memory_B("h200_sxm") == 141 * 2**30
+    assert hw.nominal_memory_B("h100_sxm5") == 80 * 2**30
+    assert hw.nominal_memory_B("b300_gpu") == 270 * 2**30          # the HGX B300, the basis of its peaks
+
+
+def test_usable_memory_prefers_what_cuda_reports():
+    h200 = hw.usable_memory_B("h200_sxm")
+    assert (h200.value_B, h200.basis) == (150_109_880_320, "measured")   # reality_check.json, gpu.mem_bytes
+    h100 = hw.usable_memory_B("h100_sxm5")
+    assert h100.basis == "reported" and h100.value_B == pytest.approx(79.18 * 2**30, abs=2**20)
+    for key in ("h100_sxm5", "h200_sxm"):
+        # what CUDA reports sits below the nominal binary capacity, and above the decimal misreading
+        assert hw.value(key, "mem_capacity_B") < hw.usable_memory_B(key).value_B < hw.nominal_memory_B(key)
+    # nvidia-smi's total is a little more than CUDA's (81,559 MiB against 79.18 GiB)
+    assert hw.value("h100_sxm5", "nvidia_smi_total_B") == 81_559 * 2**20 > h100.value_B
+
+
+def test_usable_memory_falls_back_to_nominal_and_says_so():
+    for d in hw.devices():
+        if any(n in d.specs for n in hw.CAPACITY_SPECS):
+            m = hw.usable_memory_B(d.key)
+            assert m.basis in hw.MEMORY_BASES
+            assert (m.basis == "nominal") == ("cuda_visible_B" not in d.specs)
+            if m.basis == "nominal":
+                assert m.value_B == hw.nominal_memory_B(d.key) and m.spec.kind == "datasheet"
+
+
+def test_usable_memory_of_an_entry_without_capacity_is_named():
+    with pytest.raises(hw.UnknownNameError, match="gh100_die.*memory capacity"):
+        hw.nominal_memory_B("gh100_die")

@@ -269,3 +269,20 @@ def test_shape_at_follows_the_order_of_shapes_and_names_the_choices():
     assert [m.shape_at(i) for i in range(len(m.SHAPES))] == list(m.SHAPES.values())
     with pytest.raises(ValueError, match=r"model must be 0 to 4 \(0 = GPT-2 small.*got 5"):
         m.shape_at(5)
+
+
+def test_kaplan_count_is_12_l_d2_by_default():
+    assert m.non_embedding_params(10, 512) == 12 * 10 * 512 ** 2
+    assert m.non_embedding_params(2, 64, d_attn=32, d_ff=100) == 2 * 2 * 64 * (2 * 32 + 100)
+
+
+def test_non_embedding_leaves_out_the_vocabulary_matrices():
+    for s in m.SHAPES.values():
+        b = s.param_breakdown()
+        assert s.non_embedding_params == sum(v for k, v in b.items() if k not in ("embedding", "positions", "lm_head"))
+
+
+def test_kaplan_count_matches_a_plain_shape_less_its_norms():
+    # a GPT-style shape without biases: attention 4 d^2, MLP 8 d^2 per layer, plus norms
+    s = replace(m.GPT3_175B, bias=False)
+    assert s.non_embedding_params - s.param_breakdown()["norms"] == m.non_embedding_params(s.n_layers, s.d_model)

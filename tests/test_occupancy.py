@@ -12,7 +12,9 @@ from infra_lib import hardware as hw, occupancy as occ
 # and the sub-partitions.
 GUIDE = [("6.0", 64, 32, 64, 48, 0, 256, 2), ("7.0", 64, 32, 96, 96, 0, 256, 4), ("7.5", 32, 16, 64, 64, 0, 256, 4),
          ("8.0", 64, 32, 164, 163, 1, 128, 4), ("8.6", 48, 16, 100, 99, 1, 128, 4), ("8.9", 48, 24, 100, 99, 1, 128, 4),
-         ("9.0", 64, 32, 228, 227, 1, 128, 4)]
+         ("9.0", 64, 32, 228, 227, 1, 128, 4),
+         # Blackwell: CCCL's cuda::arch::traits (the Guide's table states the same)
+         ("10.0", 64, 32, 228, 227, 1, 128, 4), ("12.0", 48, 32, 100, 99, 1, 128, 4)]
 
 
 @pytest.mark.parametrize("cc, warps, blocks, smem_kb, block_kb, reserved_kb, smem_unit, parts", GUIDE)
@@ -36,7 +38,7 @@ def test_every_limit_is_a_datasheet_value_of_the_guide_or_the_header():
     specs = [s for s in hw.all_specs() if s.device.startswith("cuda_cc_")]
     assert len(specs) == 13 * len(GUIDE)
     assert {s.kind for s in specs} == {"datasheet"}
-    assert {s.source.key for s in specs} == {"cuda_programming_guide", "cuda_occupancy_h"}
+    assert {s.source.key for s in specs} == {"cuda_programming_guide", "cuda_occupancy_h", "cccl_arch_traits"}
 
 
 def test_reading_the_limits_records_their_sources():
@@ -124,3 +126,26 @@ def test_what_cannot_launch_is_an_error_naming_the_parameter(kwargs, name):
 def test_unknown_compute_capability():
     with pytest.raises(KeyError, match="cc"):
         occ.occupancy(128, 32, 0, "9.1")
+
+
+# ---- the chapter's hand-written kernel (review 5.2): a single limiter, and cutting it helps -------
+
+def test_a_tie_between_registers_and_shared_memory_at_64_registers():
+    # 64 registers: 2,048 per warp, 8 warps per sub-partition, 32 warps = 4 blocks of 8; 48 KiB + 1 KiB: 4 blocks
+    o = occ.occupancy(256, 64, 48 * 1024)
+    assert o.limiters == ("registers", "shared_memory")
+
+
+def test_the_chapters_smem_limited_kernel_rises_when_its_tiles_shrink():
+    # 32 registers: 1,024 per warp, registers allow 64 warps = 8 blocks; shared memory 233,472 // 50,176 = 4
+    start, cut = occ.occupancy(256, 32, 48 * 1024), occ.occupancy(256, 32, 40 * 1024)
+    assert start.limiters == ("shared_memory",) and start.blocks == 233_472 // (49 * 1024)
+    assert cut.blocks == 233_472 // (41 * 1024) and cut.limiter == "shared_memory"
+    assert cut.occupancy != start.occupancy and cut.occupancy > start.occupancy
+
+
+def test_mean_registers_of_a_warp_specialized_block():
+    assert occ.mean_registers_per_thread([(128, 40), (256, 232)]) == (40 + 2 * 232) / 3
+    assert occ.mean_registers_per_thread([(64, 100)]) == 100
+    with pytest.raises(ValueError, match="groups"):
+        occ.mean_registers_per_thread([])

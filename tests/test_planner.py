@@ -20,17 +20,47 @@ def test_kv_cache_counts_kv_heads_not_query_heads():
     assert p.kv_cache_B(mha, 4, 1000) == 8 * p.kv_cache_B(L70, 4, 1000)
 
 
+GIB = 2**30
+
+
 def test_gpus_needed_by_hand():
-    # 70B BF16: 141.12 GB weights + 1.34 GB KV = 142.5 GB; 72 GB usable per 80 GB GPU -> 2 GPUs
+    # 70B BF16: 141.12 GB weights + 1.34 GB KV = 142.5 GB. Per 80 GB GPU: 72 GB for the engine,
+    # of which 5 GiB (5.37 GB) runtime -> 66.6 GB for weights and KV -> 3 GPUs (2 without the runtime)
     plan = p.gpus_needed(L70, 80e9)
-    assert plan.gpus == 2
+    assert p.RUNTIME_B == 5 * GIB
+    assert plan.gpus == 3
+    assert p.gpus_needed(L70, 80e9, runtime_B=0).gpus == 2
     assert plan.weights_B == 2 * L70.n_params
     assert plan.kv_B == 327_680 * 4096
-    assert plan.overhead_B == pytest.approx(0.1 * 2 * 80e9)
-    assert plan.total_B == pytest.approx(plan.weights_B + plan.kv_B + plan.overhead_B)
+    assert plan.overhead_B == pytest.approx(0.1 * 3 * 80e9)
+    assert plan.runtime_B == 3 * 5 * GIB
+    assert plan.total_B == pytest.approx(plan.weights_B + plan.kv_B + plan.runtime_B + plan.overhead_B)
     assert plan.limit == "weights"
     # INT4 weights (35.3 GB) fit on one GPU
     assert p.gpus_needed(L70, 80e9, bytes_per_param=0.5).gpus == 1
+
+
+def test_runtime_is_charged_on_every_gpu():
+    # the budget of n GPUs is n x (72 GB - runtime) - weights: each extra GiB of runtime per GPU
+    # costs n GiB of KV cache
+    for n in (2, 4, 8):
+        a = p.kv_budget_B(L70, 80e9, gpus=n, runtime_B=0)
+        b = p.kv_budget_B(L70, 80e9, gpus=n, runtime_B=GIB)
+        assert a - b == pytest.approx(n * GIB)
+
+
+def test_runtime_that_fills_the_gpu_is_refused_by_name():
+    with pytest.raises(ValueError, match="runtime_B"):
+        p.gpus_needed(L8, 80e9, runtime_B=72e9)
+    with pytest.raises(ValueError, match="runtime_B"):
+        p.gpus_needed(L8, 80e9, runtime_B=-1)
+    assert p.kv_budget_B(L8, 80e9, runtime_B=72e9) == 0 == p.max_batch(L8, 80e9, runtime_B=80e9 * 0.9)
+
+
+def test_runtime_teaching_value_covers_the_reported_profile():
+    from infra_lib import hardware as hw
+    reported = hw.value("h100_sxm5", "vllm_activation_peak_B") + hw.value("h100_sxm5", "vllm_non_torch_B")
+    assert reported <= p.RUNTIME_B <= 1.1 * reported      # rounded up, not invented
 
 
 def test_kv_cache_becomes_the_limit_at_large_batch():
@@ -38,25 +68,30 @@ def test_kv_cache_becomes_the_limit_at_large_batch():
     # 131,072 x 256 x 8,192 = 274.9 GB of KV vs 16.06 GB of weights
     assert plan.kv_B == 131_072 * 256 * 8192
     assert plan.limit == "kv_cache"
-    assert plan.gpus == -(-(plan.weights_B + plan.kv_B) // 72e9)
+    assert plan.gpus == -(-(plan.weights_B + plan.kv_B) // (72e9 - p.RUNTIME_B))
 
 
 def test_no_overhead_means_exact_fit():
     shape = L8
     mem = shape.weight_B(2) + p.kv_cache_B(shape, 1, 4096)
-    assert p.gpus_needed(shape, mem, overhead_fraction=0).gpus == 1
+    assert p.gpus_needed(shape, mem, overhead_fraction=0, runtime_B=0).gpus == 1
+    assert p.gpus_needed(shape, mem + p.RUNTIME_B, overhead_fraction=0).gpus == 1
+    assert p.gpus_needed(shape, mem + p.RUNTIME_B - 1e6, overhead_fraction=0).gpus == 2
 
 
 def test_max_tokens_and_batch_by_hand():
-    budget = 72e9 - 2 * 8_030_261_248
+    budget = 72e9 - 5 * GIB - 2 * 8_030_261_248
     assert p.kv_budget_B(L8, 80e9) == pytest.approx(budget)
-    assert p.max_tokens(L8, 80e9) == int(budget // 131_072) == 426_784
-    assert p.max_batch(L8, 80e9) == 426_784 // 4096 == 104
+    assert p.max_tokens(L8, 80e9) == int(budget // 131_072)
+    assert p.max_batch(L8, 80e9) == int(budget // 131_072) // 4096
+    # without the runtime term: the old 72 GB budget, 426,784 tokens
+    assert p.max_tokens(L8, 80e9, runtime_B=0) == int((72e9 - 2 * 8_030_261_248) // 131_072) == 426_784
     assert p.max_batch(L70, 80e9) == 0           # 141 GB of weights do not fit in 72 GB
-    assert p.max_batch(L70, 80e9, gpus=2) == int((144e9 - 2 * L70.n_params) // 327_680) // 4096
+    assert p.max_batch(L70, 80e9, gpus=2) == 0   # 2 x 66.6 GB < 141 GB: two 80 GB GPUs no longer hold it
+    assert p.max_batch(L70, 80e9, gpus=3) == int((3 * (72e9 - 5 * GIB) - 2 * L70.n_params) // 327_680) // 4096
 
 
-@given(st.integers(1, 512), st.sampled_from([1024, 4096, 32768]))
+@given(st.integers(6, 512), st.sampled_from([1024, 4096, 32768]))
 def test_max_batch_fits_and_one_more_does_not(gpus_mem_GB, context):
     mem = gpus_mem_GB * 1e9
     b = p.max_batch(L8, mem, context=context)

@@ -44,3 +44,37 @@ def test_generation_time_by_hand():
 
 def test_hfu_over_mfu():
     assert u.hfu_over_mfu() == pytest.approx(8 / 6)
+
+
+def test_train_flops_is_tokens_times_per_token():
+    per = u.train_flops_per_token(8e9, 32, 4096, 4096)
+    assert u.train_flops(8e9, 1e12, 32, 4096, 4096) == pytest.approx(1e12 * per)
+
+
+def test_causal_counts_half_the_attention():
+    full = u.train_flops_per_token(8e9, 32, 4096, 4096) - 6 * 8e9
+    half = u.train_flops_per_token(8e9, 32, 4096, 4096, causal=True) - 6 * 8e9
+    assert half == pytest.approx(full / 2)
+
+
+def test_attention_equals_6n_at_the_parity_context():
+    n, layers, d = 7e9, 32, 4096
+    t = u.attention_parity_context(n, layers, d)
+    assert 12 * layers * t * d == pytest.approx(6 * n)
+
+
+def test_mfu_is_achieved_over_peak():
+    tok = u.tokens_per_s(64, 2048, 2.5)
+    assert tok == 64 * 2048 / 2.5
+    assert u.mfu(tok, 6e10, 8, 1e15) == pytest.approx(u.achieved_flop_s(tok, 6e10, 8) / 1e15)
+
+
+def test_mbu_is_achieved_bandwidth_over_peak():
+    assert u.mbu(1e10, 4e-3, 5e12) == pytest.approx(u.achieved_Bps(1e10, 4e-3) / 5e12)
+
+
+def test_new_counts_name_bad_inputs():
+    with pytest.raises(ValueError, match="iteration_s"):
+        u.tokens_per_s(1, 1, 0)
+    with pytest.raises(ValueError, match="layers"):
+        u.attention_parity_context(1e9, 0, 10)

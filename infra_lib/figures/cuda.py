@@ -17,19 +17,20 @@ from .style import COLORS, finish, setup
 
 
 def coalescing(rows: Sequence[cuda.StridedRow], lang: str) -> Figure:
-    """Useful bandwidth relative to stride 1: the 32-byte sector model against the H200 measurement."""
+    """Useful rate of the strided gather as a share of the copy's: the sector models against the H200."""
     lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
     s = [r.stride for r in rows]
-    ax.plot(s, [r.fraction for r in rows], "s--", color=COLORS["grey"], label=t("ch5_sector_model", lang))
-    ax.plot(s, [r.relative for r in rows], "o-", color=COLORS["memory"], label=t("ch5_measured_h200", lang))
+    ax.plot(s, [r.model_of_copy for r in rows], "s--", color=COLORS["grey"], label=t("ch5_sector_model", lang))
+    ax.plot(s, [r.model_64_of_copy for r in rows], "^:", color=COLORS["compute"], label=t("ch5_fetch64_model", lang))
+    ax.plot(s, [r.of_copy for r in rows], "o-", color=COLORS["memory"], label=t("ch5_measured_h200", lang))
     ax.set_xscale("log", base=2)
     ticks = [v for v in s if v & (v - 1) == 0]          # powers of two (33 sits beside 32)
     ax.set_xticks(ticks, [f"{v}" for v in ticks])
     ax.minorticks_off()
     ax.set_ylim(0, 1.08)
     ax.set_xlabel(t("ch5_stride", lang))
-    ax.set_ylabel(t("ch5_useful_rel", lang))
+    ax.set_ylabel(t("ch5_useful_of_copy", lang))
     ax.legend(loc="upper right", fontsize=9)
     return finish(fig)
 

@@ -37,7 +37,7 @@ def decode_ceiling_vs_bits(lang: str, keys: Sequence[str] = FORMAT_KEYS) -> Figu
     for shape, color in ((models.LLAMA3_8B, COLORS["memory"]), (models.LLAMA3_70B, COLORS["compute"])):
         for device, style in zip(DEVICES, ("--", "-")):
             name = hardware.short_name(device)
-            bw, mem = hardware.value(device, "mem_bw_Bps"), hardware.value(device, "mem_capacity_B")
+            bw, mem = hardware.value(device, "mem_bw_Bps"), hardware.usable_memory_B(device).value_B
             ys = [q.decode_ceiling_at_bits_tok_s(shape.n_params, f.bits_per_param, bw) for f in fmts]
             ax.plot(xs, ys, style, color=color, label=t("ch9_fig_model_on", lang, model=shape.name, gpu=name))
             for x, y, f in zip(xs, ys, fmts):
@@ -61,13 +61,14 @@ def decode_ceiling_vs_bits(lang: str, keys: Sequence[str] = FORMAT_KEYS) -> Figu
 
 def batch_context_vs_kv_bits(lang: str, weight_bits: float = 8.0, device: str = "h200_sxm") -> Figure:
     """Largest batch (log) against context length (log2) for Llama-3-70B on one GPU, one line per
-    KV-cache precision. FP8 weights by default: the 70B model's BF16 weights (141 GB) do not fit
-    one 141 GB H200 beside any KV cache, its FP8 weights (71 GB) do. Points where no request fits
+    KV-cache precision. FP8 weights by default: the 70B model's BF16 weights (141 GB) leave no room
+    for a KV cache in the 150 GB CUDA reports on an H200 once the engine's headroom and runtime
+    memory are set aside (chapter 4's planner); its FP8 weights (71 GB) do. Points where no request fits
     are left out."""
     lang = setup(lang)
     fig, ax = plt.subplots(figsize=(7.0, 4.2))
     shape = models.LLAMA3_70B
-    mem = hardware.value(device, "mem_capacity_B")
+    mem = hardware.usable_memory_B(device).value_B     # what CUDA reports (chapter 4)
     colors = (COLORS["memory"], COLORS["accent"], COLORS["compute"])
     for kv, color in zip(KV_BITS, colors):
         pts = [(c, q.max_batch_at(shape, mem, weight_bits, kv, c)) for c in CONTEXTS]

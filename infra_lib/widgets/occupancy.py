@@ -11,7 +11,7 @@ from .. import _check, occupancy as occ
 from ..i18n import t
 from .panel import Control, Panel, Result
 
-CCS = tuple(float(cc) for cc in occ.compute_capabilities())     # 6.0 ... 9.0
+CCS = tuple(float(cc) for cc in occ.compute_capabilities())     # 6.0 ... 12.0
 
 CONTROLS = (
     Control("threads", "ch5_w_threads", int, 256, 32, 1024, 32, aliases=("threads_per_block",)),

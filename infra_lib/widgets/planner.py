@@ -2,9 +2,11 @@
 
 Calls :func:`infra_lib.planner.gpus_needed`, :func:`infra_lib.planner.max_batch` and
 :func:`infra_lib.planner.smallest_valid_tensor_parallel` (pure Python, no numpy). The memory
-per GPU is a slider that starts at the chapter's reference GPU and reaches past the largest
-capacity among the GPUs chapter 4 compares (:func:`infra_lib.generations.comparison_devices`,
-read from the registry when this module is imported): a GPU added there is within its range.
+per GPU is a slider that starts at the bytes a program can use on the chapter's reference GPU
+(:func:`infra_lib.hardware.usable_memory_B`: the total CUDA reports) and reaches past the largest
+of the GPUs chapter 4 compares (:func:`infra_lib.generations.comparison_devices`, read from the
+registry when this module is imported): a GPU added there is within its range. The engine's
+runtime memory per GPU (:data:`infra_lib.planner.RUNTIME_B`) and the headroom share are sliders.
 """
 import math
 from typing import Any
@@ -23,39 +25,44 @@ MEMORY_RANGE_GB = (16, 400)
 
 def gpu_memory_range_gb() -> tuple[int, int]:
     """The memory slider's (min, max) in GB: :data:`MEMORY_RANGE_GB`, its top raised to the
-    largest capacity (rounded up) of the GPUs chapter 4 compares.
+    largest usable memory (rounded up) of the GPUs chapter 4 compares.
 
     >>> lo, hi = gpu_memory_range_gb()
-    >>> lo == MEMORY_RANGE_GB[0] and hi >= max(MEMORY_RANGE_GB[1], 288)     # the B300's 288 GB
+    >>> lo == MEMORY_RANGE_GB[0] and hi >= max(MEMORY_RANGE_GB[1], 290)     # the HGX B300's 270 GiB
     True
     """
-    largest = max(d.value("mem_capacity_B") for d in generations.comparison_devices() if "mem_capacity_B" in d.specs)
+    largest = max(hardware.usable_memory_B(d.key).value_B for d in generations.comparison_devices()
+                  if any(n in d.specs for n in hardware.CAPACITY_SPECS))
     return MEMORY_RANGE_GB[0], max(MEMORY_RANGE_GB[1], math.ceil(largest / units.GB))
 
 
 CONTROLS = (
     Control("model", "ch4_w_model", int, 3, 0, len(models.SHAPES) - 1, 1),
     Control.choice("bytes_per_param", "ch4_w_bytes", (0.5, 1.0, 2.0), 2.0),
-    Control("gpu_mem_gb", "ch4_w_mem", int, round(hardware.value(DEFAULT_GPU, "mem_capacity_B") / units.GB),
+    Control("gpu_mem_gb", "ch4_w_mem", int, round(hardware.usable_memory_B(DEFAULT_GPU).value_B / units.GB),
             *gpu_memory_range_gb(), 1),
     Control("batch", "ch4_w_batch", int, 1, 1, 512, 1),
     Control("context", "ch4_w_context", int, 4096, 512, 131072, 512),
-    Control("overhead_pct", "ch4_w_overhead", int, 10, 0, 50, 1),
+    Control("overhead_pct", "ch4_w_overhead", int, round(planner.OVERHEAD_FRACTION * 100), 0, 50, 1),
+    Control("runtime_gib", "ch4_w_runtime", int, round(planner.RUNTIME_B / units.GiB), 0, 20, 1),
 )
 
 
 def summary(lang: str, model: int, bytes_per_param: float, gpu_mem_gb: float, batch: int, context: int,
-            overhead_pct: float) -> Result:
+            overhead_pct: float, runtime_gib: float = 5) -> Result:
     """Weights, KV cache, GPUs needed and what limits, the largest batch, the tensor-parallel degree.
 
-    >>> summary("en", 3, 2.0, 80, 1, 4096, 10).rows[2][1]
-    '2'
+    >>> summary("en", 3, 2.0, 85, 1, 4096, 10, 5).rows[2][1], summary("en", 3, 2.0, 85, 1, 4096, 10, 0).rows[2][1]
+    ('3', '2')
     """
     shape = models.shape_at(model)
     share = _check.non_negative("overhead_pct", overhead_pct, "%") / 100
     mem = _check.positive("gpu_mem_gb", gpu_mem_gb, "GB") * units.GB
-    plan = planner.gpus_needed(shape, mem, bytes_per_param, batch, context, overhead_fraction=share)
-    fits = planner.max_batch(shape, mem, plan.gpus, bytes_per_param, context, overhead_fraction=share)
+    runtime = _check.non_negative("runtime_gib", runtime_gib, "GiB") * units.GiB
+    plan = planner.gpus_needed(shape, mem, bytes_per_param, batch, context, overhead_fraction=share,
+                               runtime_B=runtime)
+    fits = planner.max_batch(shape, mem, plan.gpus, bytes_per_param, context, overhead_fraction=share,
+                             runtime_B=runtime)
     tp = planner.smallest_valid_tensor_parallel(shape, plan.gpus)
     limit = t("ch4_w_weights" if plan.limit == "weights" else "ch4_w_kv", lang)
     rows = (
@@ -75,5 +82,5 @@ PANEL = Panel(CONTROLS, summary)
 
 
 def explore(lang: str = "en") -> Any:
-    """Sliders for model, precision, GPU memory, batch, context and reserve (an ipywidgets.VBox)."""
+    """Sliders for model, precision, GPU memory, batch, context, headroom and runtime (an ipywidgets.VBox)."""
     return PANEL.build(lang)

@@ -22,7 +22,7 @@ CONTROLS = (
     Control.choice("kv_bits", "ch9_w_kv_bits", (4, 8, 16), 16),
     Control("context", "ch9_w_context", int, 4096, 512, 131072, 512),
     Control("batch", "ch9_w_batch", int, 16, 1, 512, 1),
-    Control("gpu_mem_gb", "ch9_w_mem", int, round(hardware.value("h200_sxm", "mem_capacity_B") / units.GB),
+    Control("gpu_mem_gb", "ch9_w_mem", int, round(hardware.usable_memory_B("h200_sxm").value_B / units.GB),
             16, 400, 1, aliases=("gpu_mem_B",)),
     Control("bw_TBps", "ch9_w_bw", float, snap(hardware.value("h200_sxm", "mem_bw_Bps") / units.TB, _BW_MIN,
                                                 _BW_STEP), _BW_MIN, 10.0, _BW_STEP, aliases=("mem_bw_Bps",)),

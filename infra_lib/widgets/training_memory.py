@@ -12,7 +12,7 @@ from ..i18n import t
 from .panel import Control, Panel, Result
 
 RECOMPUTE = ("none", "selective", "full")
-_H200_B = hardware.value("h200_sxm", "mem_capacity_B")
+_H200_B = hardware.usable_memory_B("h200_sxm").value_B   # what CUDA reports (chapter 4)
 
 CONTROLS = (
     Control("params_b", "ch7_w_params_b", float, 8, 1, 400, 1, aliases=("params",)),
