@@ -30,7 +30,7 @@ FORMS = [  # (typed, answer, correct)
     ("3.35 TB/s", Answer(3350, "GB/s"), True), ("3350 GB/s", Answer(3350, "GB/s"), True), ("3,350", Answer(3350, "GB/s"), True),
     ("1.98 GHz", Answer(1980, "MHz"), True), ("2x", Answer(2, "×"), True), ("2×", Answer(2, "×"), True),
     ("2倍", Answer(2, "×"), True), ("8 warps", Answer(8, "warps"), True), ("8个", Answer(8, "warps"), True),
-    ("$12,000", Answer(12000, "USD"), False),                         # a leading $ is not read (said so)
+    ("$12,000", Answer(12000, "USD"), True), ("US$12,000", Answer(12000, "USD"), True),
     ("12,000 USD", Answer(12000, "USD"), True), ("12000 美元", Answer(12000, "USD"), True),
     ("990 TFLOP/s", Answer(989.4e12, "FLOP/s"), True), ("0.99 PFLOPS", Answer(989.4e12, "FLOP/s"), True),
     ("memory", Answer("memory"), True), ("Memory ", Answer("memory"), True), ("compute", Answer("memory"), False),
@@ -157,3 +157,102 @@ def test_code_is_never_evaluated(monkeypatch):
     imported = {a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     assert not names & {"eval", "exec", "compile", "__import__"}
     assert not attrs & {"literal_eval", "sympify", "parse_expr"} and not imported & {"sympy", "ast"}
+
+
+# ---- the review of December 2026: natural input read, garbage refused, the rule and its messages ----
+
+NATURAL = [  # (typed, answer): each is right
+    ("~4.8 ms", Answer(4.77, "ms")), ("≈4.77 ms", Answer(4.77, "ms")), ("≈300", Answer(295.3, "FLOP/B")),
+    ("约 300", Answer(295.3, "FLOP/B")), ("1/8", Answer(0.125, "")), ("1/6", Answer(1 / 6, "")),
+    ("2 megabytes", Answer(2e6, "B")), ("112 gigabytes", Answer(112, "GB")), ("3.35 TB/sec", Answer(3350, "GB/s")),
+    ("3350 GBps", Answer(3350, "GB/s")), ("990 TFLOP/sec", Answer(989.4e12, "FLOP/s")),
+    ("4.77 ms/token", Answer(4.77, "ms")), ("4.77 ms per token", Answer(4.77, "ms")),
+    ("4.77·10⁻³ s", Answer(4.77, "ms")), ("4.77×10⁻³ s", Answer(4.77, "ms")), ("1.83×10³ MHz", Answer(1830, "MHz")),
+    ("$572", Answer(572.3, "USD")), ("US$572", Answer(572.3, "USD")), ("USD 572", Answer(572.3, "USD")),
+    ("295 FLOP/B", Answer(295.3, "FLOP/B")), ("295 flop/byte", Answer(295.3, "FLOP/B")), ("1 FLOPs/B", Answer(1, "FLOP/B")),
+    ("每字节 295 次", Answer(295.3, "FLOP/B")), ("4.250 位", Answer(4.25, "bits")), ("320 KiB", Answer(327.68, "KB")),
+    ("0.3125 MiB", Answer(327.68, "KB")), ("16 warps", Answer(16, "warps", rel_tol=0)),
+    ("16 warp", Answer(16, "warps", rel_tol=0)), ("16 个 warp", Answer(16, "warps", rel_tol=0)),
+    ("16个", Answer(16, "warps", rel_tol=0)), ("2 块", Answer(2, "GPUs", rel_tol=0)), ("2 GPUs", Answer(2, "GPUs", rel_tol=0)),
+    ("7 个副本", Answer(7, "replicas", rel_tol=0)),
+]
+GARBAGE = [  # (typed, answer): each is refused as unreadable, never graded right
+    ("16e", Answer(16, "warps", rel_tol=0)), ("16 e", Answer(16, "warps", rel_tol=0)), ("16e-", Answer(16, "warps", rel_tol=0)),
+    ("16 E", Answer(16, "warps", rel_tol=0)), ("16 nan", Answer(16, "warps", rel_tol=0)),
+    ("16 bananas", Answer(16, "warps", rel_tol=0)), ("4.773²", Answer(4.773, "ms")), ("4.773² ms", Answer(4.773, "ms")),
+    ("2⁴ warps", Answer(24, "warps", rel_tol=0)), ("2⁴", Answer(24, "")), ("½", Answer(0.5, "")), ("5e-400", Answer(0, "")),
+    ("16 warps", Answer(16, "")), ("4.77 furlongs", Answer(4.77, "ms")), ("1/0", Answer(1, "")),
+]
+
+
+@pytest.mark.parametrize("typed, expected", NATURAL, ids=[t for t, _ in NATURAL])
+def test_natural_input_is_read(typed, expected):
+    for lang in ("en", "zh"):
+        v = grade(typed, expected, lang)
+        assert v.correct, (typed, lang, v)
+
+
+@pytest.mark.parametrize("typed, expected", GARBAGE, ids=[t for t, _ in GARBAGE])
+def test_anything_that_is_not_a_number_a_unit_or_a_word_is_refused(typed, expected):
+    for lang in ("en", "zh"):
+        v = grade(typed, expected, lang)
+        assert not v.correct and v.status == "unreadable", (typed, lang, v)
+
+
+def test_bits_and_bytes_follow_the_case_of_the_b():
+    assert parse("50 Kb").dimension == "bits" and parse("50 KB").dimension == "bytes"
+    assert parse("400 Gb/s").dimension == parse("400 Gbps").dimension == "bit_rate"
+    assert parse("400 GB/s").dimension == parse("400 GBps").dimension == "bandwidth"
+
+
+def test_two_significant_figures_are_enough_unless_the_answer_is_a_count():
+    for typed, key in [("300", 295.3), ("1.8 GHz", 1830), ("1.4", 1.43), ("3.6", 3.56), ("17%", 0.1667),
+                       ("3.3 TB/s", 3347), ("3.9 ms", 3.89)]:
+        unit = {"1.8 GHz": "MHz", "17%": "fraction", "3.3 TB/s": "GB/s", "3.9 ms": "ms"}.get(typed, "×")
+        assert grade(typed, Answer(key, unit)).correct, typed
+    assert not grade("290", Answer(295.3, "FLOP/B")).correct and not grade("4 ms", Answer(3.89, "ms")).correct
+    assert not grade("300", Answer(295.3, "FLOP/B"), sig_figs=None).correct     # a question that states its precision
+    exact = Answer(16, "warps", rel_tol=0)
+    assert grade("16", exact).correct and not grade("16.4", exact).correct and not grade("17", exact).correct
+    assert answers.agrees(0.0097, 0.009672) and not answers.agrees(0.010, 0.009672)     # a decade boundary
+
+
+def test_feedback_echoes_what_was_typed_in_the_pages_language():
+    v = grade("46.8%", Answer(0.4681, "fraction"))
+    assert v.correct and "46.8 %" in v.message and "4680" not in v.message
+    assert "4680" not in grade("46.8%", Answer(0.4681, "fraction"), "zh").message
+    for typed in ("24", "16.5 warps", "hello"):
+        assert "exactly" not in grade(typed, Answer(16, "warps", rel_tol=0)).message
+    zh = grade("3", Answer(2, "requests", rel_tol=0), "zh").message
+    assert "个请求" in zh and "requests" not in zh, zh
+    assert "美元" in grade("100", Answer(572.3, "USD"), "zh").message
+    assert "FLOP/B" in grade("64 ms", Answer(295.3, "FLOP/B")).message     # the example names the answer's unit
+
+
+def test_a_binary_prefix_slip_gets_its_own_hint():
+    for typed in ("320", "320 KB"):
+        for lang, word in (("en", "KiB"), ("zh", "KiB")):
+            v = grade(typed, Answer(327.68, "KB"), lang)
+            assert not v.correct and word in v.message and "1.024" in v.message, (typed, v.message)
+    assert "1.048576" in grade("16", Answer(16.777216, "MB")).message
+    assert "KiB" not in grade("330", Answer(327.68, "KB")).message and grade("330", Answer(327.68, "KB")).correct
+
+
+CHOICE_EN, CHOICE_ZH = ("Twice the peak FLOP/s", "Twice the memory bandwidth", "A faster CPU"), ("峰值算力翻倍", "显存带宽翻倍", "更快的 CPU")
+
+
+@pytest.mark.parametrize("typed", ["b", "B", "(b)", "b.", "b)", "option b", "Option B", "选b", "选 B", "（ｂ）", "answer b",
+                                   "Twice the memory bandwidth", "twice the memory bandwidth.", "显存带宽翻倍",
+                                   "(b) Twice the memory bandwidth", "b. 显存带宽翻倍"])
+def test_a_choice_is_read_in_every_common_form_on_both_pages(typed):
+    for lang, shown, other in (("en", CHOICE_EN, CHOICE_ZH), ("zh", CHOICE_ZH, CHOICE_EN)):
+        v = grade_choice(typed, shown, shown[1], lang, other=other)
+        assert v.correct, (typed, lang, v)
+        assert any("\u4e00" <= c <= "\u9fff" for c in v.message) == (lang == "zh"), v.message
+
+
+def test_a_padded_or_wrong_choice_is_refused():
+    for typed in ("b" + " " * 90 + "nonsense", "b" + " " * 85, "d", "(a) Twice the memory bandwidth", "bb", "b c"):
+        v = grade_choice(typed, CHOICE_EN, CHOICE_EN[1], "en", other=CHOICE_ZH)
+        assert not v.correct, (typed, v)
+    assert grade_choice("a", CHOICE_EN, CHOICE_EN[1], "zh", other=CHOICE_ZH).message == "不对：（a）不是答案。"

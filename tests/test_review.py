@@ -8,7 +8,9 @@ Sources list what it read); the chapter numbers the page prints are the chapters
 _toc.yml, as book/ext/course_ext.py numbers them; the generated pages are up to date with the
 bank; the widget builds.
 """
+import html
 import importlib
+import math
 import pkgutil
 import random
 import re
@@ -139,36 +141,176 @@ def test_a_toc_whose_order_disagrees_with_the_file_numbers_is_refused(tmp_path):
     assert [c.number for c in make_review.toc_chapters()] == list(range(len(toc_stems())))
 
 
+SEEDS = range(300)          # variants per question: seed 0 is the book's, the others drawn
+LANGS = ("en", "zh")
+COUNTS = {"numeric": 0, "choice": 0}      # question × seed × language combinations checked, printed at the end
+
+
+def _read_shown(shown):
+    """The number a format spec printed ("1,830", "12.5%"), as a reader reads it."""
+    shown = shown.replace(",", "")
+    return float(shown[:-1]) / 100 if shown.endswith("%") else float(shown)
+
+
+def _displayed(q, ex, lang):
+    """Every parameter the question's text shows, read back from the text as printed, in the units
+    solve takes (so the answer computed from them is what a reader computes from the screen)."""
+    out = {}
+    for m in review.FIELD.finditer(q.text[lang]):
+        name, spec = m.group(1), m.group(2) or ""
+        if name in ex.params:
+            p = ex.parameters()[name]
+            value = _read_shown(format(p.shown, spec)) * p.scale
+            out[name] = int(round(value)) if p.integer else value
+    return out
+
+
+def _printed_answer(q, values, lang, fit=True):
+    """The worked solution's bold answer (the span that names the graded answer), as printed."""
+    spans = [b for b in re.findall(r"\*\*(.+?)\*\*", q.solution[lang]) if re.search(r"\{" + q.answer + r"[:}]", b)]
+    assert spans, f"{q.id} ({lang}): the solution prints its answer {q.answer} in no **bold** span"
+    return review.fill(spans[0], values, fit=fit)
+
+
+def _sig2(x):
+    """x rounded to two significant figures, in plain digits (295.3 -> "300", 0.009672 -> "0.0097")."""
+    if x == 0:
+        return "0"
+    places = 1 - math.floor(math.log10(abs(x)))
+    return f"{round(x, places):.{max(places, 0)}f}"
+
+
 @pytest.mark.parametrize("q", NUMERIC, ids=[q.id for q in NUMERIC])
-def test_every_numeric_answer_is_the_librarys_and_the_checker_accepts_it(q):
-    ex = q.exercise
-    expected = q.expected()
-    assert expected.numeric and expected.value == ex.answers()[q.answer].value
-    # recomputed from the parameters, not stored: a variant with other parameters gives another answer
-    drawn = [ex.draw(random.Random(seed)) for seed in range(1, 6)]
-    if any(p.drawable and p.low != p.high for p in ex.parameters().values()):
-        assert any(q.expected(d).value != expected.value for d in drawn), f"{q.id}: the answer ignores its parameters"
-    for exercise in [ex, *drawn]:
-        a = q.expected(exercise)
-        value = float(a.value)
-        assert answers.grade(repr(value), a).correct, (q.id, value)
-        assert answers.grade(f"{value:.6g}", a, "zh").correct, (q.id, value)
-        if a.unit and answers.answer_unit(a.unit)[0] not in (None, "count", "fraction", "ratio"):
-            assert answers.grade(f"{value:.6g} {a.unit}", a).correct, (q.id, a.unit)
-        assert not answers.grade(repr(value * 1.5 + 1), a).correct
-        assert quiz.check(q.id, f"{value:.6g}", "en", 0 if exercise is ex else 1).status in ("right", "wrong_number")
-    for lang in ("en", "zh"):
+def test_numeric_question_grades_right_for_every_variant(q):
+    """For 300 variants in both languages: the answer a reader computes from the numbers the
+    question shows is right; the worked solution's printed answer, typed back, is right; a
+    two-significant-figure rounding of the key is right (a count must be exact); the key is
+    physically possible; a wrong number is wrong."""
+    ex0 = q.exercise
+    assert q.expected().value == ex0.answers()[q.answer].value and q.expected().numeric
+    drawable = [n for n, p in ex0.parameters().items() if p.drawable and p.low != p.high]
+    for lang in LANGS:       # nothing drawn is hidden from the reader
+        shown = {m.group(1) for m in review.FIELD.finditer(q.text[lang])}
+        assert set(drawable) <= shown, f"{q.id} ({lang}): {sorted(set(drawable) - shown)} drawn but not shown"
+    values_seen, before = set(), COUNTS["numeric"]
+    for seed in SEEDS:
+        ex = quiz.variant(q.id, seed)
+        key = q.expected(ex)
+        k = float(key.value)
+        values_seen.add(k)
+        answers_now = ex.answers()
+        assert all(math.isfinite(float(a.value)) for a in answers_now.values() if a.numeric), (q.id, seed)
+        assert all(0 <= float(a.value) <= 1 for a in answers_now.values() if a.unit == "fraction"), (q.id, seed)
+        assert k > 0, (q.id, seed, k)
+        if q.valid is not None:
+            assert q.valid(ex.values() | {n: a.value for n, a in answers_now.items()}), (q.id, seed)
+        values = {n: p.shown for n, p in ex.parameters().items()} | {n: a.value for n, a in answers_now.items()}
+        shown = _displayed(q, ex, "en")
+        assert _displayed(q, ex, "zh") == shown, (q.id, seed)       # both editions show the same numbers
+        if seed:
+            assert all(math.isclose(shown[n], ex.values()[n], rel_tol=1e-12) for n in shown if n in drawable), (q.id, seed)
+        exact = all(shown[n] == ex.values()[n] for n in shown)       # the screen shows the values themselves
+        from_screen = k if exact else float(ex.variant(**shown).answers()[q.answer].value)
+        for lang in LANGS:
+            v = quiz.check(q.id, f"{from_screen:.6g}", lang, seed)
+            assert v.correct, (q.id, seed, lang, from_screen, k, v.message)
+            typed = _printed_answer(q, values, lang, fit=bool(seed))      # seed 0: as the page prints it
+            v = quiz.check(q.id, typed, lang, seed)
+            assert v.correct, (q.id, seed, lang, typed, k, v.message)
+            if key.rel_tol or key.abs_tol:
+                v = quiz.check(q.id, _sig2(k), lang, seed)
+                assert v.correct, (q.id, seed, lang, _sig2(k), k, v.message)
+            elif seed % 5 == 0:
+                assert k == round(k) and not quiz.check(q.id, f"{k + 1:.0f}", lang, seed).correct, (q.id, seed, k)
+            if seed % 5 == 0:
+                assert not quiz.check(q.id, f"{k * 1.5:.6g}", lang, seed).correct, (q.id, seed, lang)
+            COUNTS["numeric"] += 1
+    assert COUNTS["numeric"] - before == len(SEEDS) * len(LANGS)
+    if drawable:
+        assert len(values_seen) > 1, f"{q.id}: the answer ignores its parameters"
+    for lang in LANGS:
         for part in ("text", "hint", "solution"):
-            review.fill(getattr(q, part)[lang], review.values_of(ex))
+            review.fill(getattr(q, part)[lang], review.values_of(ex0))
 
 
-def test_multiple_choice_answers_grade():
-    for q in QUESTIONS:
-        if q.options is None:
-            continue
-        letter = "abc"[q.correct]
-        assert quiz.check(q.id, letter, "en").correct and quiz.check(q.id, letter.upper(), "zh").correct
-        assert not quiz.check(q.id, "abc"[(q.correct + 1) % 3], "en").correct
+GUARDED = [q for q in NUMERIC if q.valid is not None or any(a.unit == "fraction" for a in q.exercise.answers().values())]
+
+
+@pytest.mark.parametrize("q", GUARDED, ids=[q.id for q in GUARDED])
+def test_the_drawer_redraws_until_the_variant_is_possible(q):
+    """Over 2,000 more seeds (1,000 for a question with no predicate of its own but a fraction) the
+    drawer always finds a variant its predicate accepts, and the premises it shows are possible: an
+    MFU or MBU below 100 %, a mispredict rate at most a coin's, every fraction in [0, 1]."""
+    for seed in range(300, 2300 if q.valid is not None else 1300):
+        ex = quiz.variant(q.id, seed)
+        values = ex.values() | {n: a.value for n, a in ex.answers().items()}
+        assert q.valid is None or q.valid(values), (q.id, seed)
+        for name, a in ex.answers().items():      # an MFU, an MBU, a mispredict rate: fractions
+            if a.unit == "fraction":
+                assert 0 <= a.value <= 1, (q.id, seed, name, a.value)
+
+
+def test_variants_show_no_impossible_premise():
+    """No drawn text says "1 tiers", "1 GPUs": a parameter shown before a plural noun is at least 2."""
+    for q in NUMERIC:
+        for seed in range(0, 300, 7):
+            shown = quiz.text(q.id, "text", "en", seed)
+            bad = re.findall(r"(?<![\d.,])1 (?:[A-Z]\w* )?(?!ms\b|ns\b|µs\b|us\b)[a-zA-Z]+s\b", shown)
+            assert not bad, (q.id, seed, bad, shown)
+
+
+LETTER_FORMS = ["{l}", "{L}", "({l})", "{l}.", "{L})", "option {l}", "Option {L}", "选{l}", "选 {L}", "（{l}）", "答案是{l}"]
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if not q.numeric], ids=[q.id for q in QUESTIONS if not q.numeric])
+def test_multiple_choice_accepts_letters_and_texts_in_both_languages(q):
+    before = COUNTS["choice"]
+    for seed in SEEDS:
+        order = q.order(seed)
+        assert sorted(order) == list(range(len(q.options["en"]))) and order == q.order(seed)
+        right = order.index(q.correct)
+        letter = "abc"[right]
+        for lang in LANGS:
+            form = LETTER_FORMS[seed % len(LETTER_FORMS)]
+            assert quiz.check(q.id, form.format(l=letter, L=letter.upper()), lang, seed).correct, (q.id, seed, form)
+            for text_lang in LANGS:        # either edition's text, on either page
+                v = quiz.check(q.id, q.options[text_lang][q.correct], lang, seed)
+                assert v.correct, (q.id, seed, lang, text_lang)
+            assert quiz.check(q.id, f"({letter}) {q.options[lang][q.correct]}", lang, seed).correct
+            wrong = (right + 1 + seed % 2) % 3
+            v = quiz.check(q.id, "abc"[wrong], lang, seed)
+            assert not v.correct and v.status == "wrong_number"
+            why = q.misconceptions[lang][order[wrong]]
+            assert why and html.escape(why) in quiz.feedback_html(q.id, v, lang, seed, "abc"[wrong])
+            assert not quiz.check(q.id, letter + " " * 90 + "nonsense", lang, seed).correct
+            assert quiz.check(q.id, letter + " " * 90, lang, seed).status == "unreadable"
+            chinese = any("\u4e00" <= c <= "\u9fff" for c in v.message)
+            assert chinese == (lang == "zh"), (q.id, lang, v.message)
+            COUNTS["choice"] += 1
+    assert COUNTS["choice"] - before == len(SEEDS) * len(LANGS)
+    for lang in LANGS:
+        assert all(n.strip() for i, n in enumerate(q.misconceptions[lang]) if i != q.correct), q.id
+
+
+def test_key_positions_are_balanced():
+    choice = [q for q in QUESTIONS if not q.numeric]
+    on_page = [q.correct for q in choice]
+    counts = [on_page.count(i) for i in range(3)]
+    assert max(counts) - min(counts) <= 1, counts
+    drawn = [q.order(seed).index(q.correct) for q in choice for seed in range(1, 301)]
+    for i in range(3):
+        assert 0.28 < drawn.count(i) / len(drawn) < 0.39, (i, drawn.count(i) / len(drawn))
+
+
+def test_property_counts(capsys):
+    """The counts of the property tests above (question × seed × language), printed."""
+    n_numeric, n_choice = len(NUMERIC), len(QUESTIONS) - len(NUMERIC)
+    with capsys.disabled():
+        print(f"\nreview property tests: {n_numeric} numeric questions × {len(SEEDS)} seeds × {len(LANGS)} languages = "
+              f"{n_numeric * len(SEEDS) * len(LANGS)} variants, each graded four ways; {n_choice} multiple-choice × "
+              f"{len(SEEDS)} × {len(LANGS)} = {n_choice * len(SEEDS) * len(LANGS)} (checked so far in this run, "
+              f"in random order: {COUNTS['numeric']} and {COUNTS['choice']})")
+    assert n_numeric >= 40 and n_choice >= 16      # each test above asserts its own question's 300 × 2
 
 
 def test_templates_name_the_same_fields_in_both_languages():
@@ -229,19 +371,21 @@ def test_widget_builds_and_new_variant_recomputes(lang):
     for qid in ("rv_ov_q1", "rv_ov_q5"):
         box = quiz.quiz(qid, lang)
         prompt, row, out = box.children
-        text, check = row.children[0], row.children[1]
+        text, check, new, seed = row.children
         text.value = "nonsense"
         check.click()
         assert "✗" in out.value
-        if len(row.children) > 2:
-            new, seed = row.children[2], row.children[3]
+        q = review.by_id(qid)
+        while True:            # a shuffle may keep the order: draw until the prompt changes
             before = prompt.value
             new.click()
-            assert seed.value > 0 and prompt.value != before
-            expected = review.by_id(qid).expected(quiz.variant(qid, seed.value))
-            text.value = f"{float(expected.value):.6g}"
-            check.click()
-            assert "✓" in out.value
+            if prompt.value != before:
+                break
+        assert seed.value > 0
+        expected = q.expected(quiz.variant(qid, seed.value))
+        text.value = f"{float(expected.value):.6g}" if q.numeric else q.options[lang][q.correct]
+        check.click()
+        assert "✓" in out.value
 
 
 def test_quiz_hint_only_when_wrong():
@@ -249,6 +393,9 @@ def test_quiz_hint_only_when_wrong():
     wrong = answers.Verdict(False, "wrong_number", "no")
     assert "Hint" not in quiz.feedback_html("rv_ov_q1", right, "en")
     assert "Hint" in quiz.feedback_html("rv_ov_q1", wrong, "en") and "提示" in quiz.feedback_html("rv_ov_q1", wrong, "zh")
+    folded = quiz.feedback_html("rv_ov_q1", wrong, "en", 5)     # after a wrong try: hint and worked solution, folded
+    assert folded.count("<details>") == 2 and quiz.text("rv_ov_q1", "solution", "en", 5).split("**")[1] in folded
+    assert quiz.text("rv_ov_q1", "solution", "en", 5) != quiz.text("rv_ov_q1", "solution", "en", 0)   # recomputed
     assert quiz.question_html("rv_ov_q1", "en", 3) != quiz.question_html("rv_ov_q1", "en", 0)
     assert quiz.question_html("rv_ov_q1", "en", 3) == quiz.question_html("rv_ov_q1", "en", 3)   # a seed reproduces
 
@@ -262,5 +409,8 @@ def test_a_question_must_be_consistent():
         review.Question("x", "ov", "ov-start", "interview", *texts)
     with pytest.raises(ValueError, match="chapter"):       # a chapter without a bank module
         review.Question("x", "ch99", "ov-start", "interview", *texts, options={"en": ("a", "b"), "zh": ("甲", "乙")})
+    with pytest.raises(ValueError, match="misconception"):   # a wrong option must say what it tests
+        review.Question("x", "ov", "ov-start", "self-check", *texts, options={"en": ("a", "b"), "zh": ("甲", "乙")},
+                        correct=1)
     assert review.Question("x", "ov", "ov-start", "self-check", *texts, options={"en": ("a", "b"), "zh": ("甲", "乙")},
-                           correct=1)
+                           correct=1, misconceptions={"en": ("that a", ""), "zh": ("以为甲", "")})

@@ -27,10 +27,10 @@ REVIEW_SLUG = "review"      # notebooks/<lang>/NN_review.md is the page this scr
 NUMBERED = re.compile(r"(\d+)_(\w+)")     # a chapter's file: its number, then its slug
 WORDS = {
     "en": {"interview": "Interview question", "self-check": "Self-check", "flip": "When does the conclusion flip?",
-           "tests": "Tests", "hint": "Hint", "answer": "Answer", "options": "Options",
+           "tests": "Tests", "hint": "Hint", "answer": "Answer", "options": "Options", "why": "The misconception each other option tests",
            "heading": "Chapter {n}: {title}"},
     "zh": {"interview": "面试题", "self-check": "自测题", "flip": "结论什么时候会翻转？",
-           "tests": "考查", "hint": "提示", "answer": "答案", "options": "选项",
+           "tests": "考查", "hint": "提示", "answer": "答案", "options": "选项", "why": "其他选项各自对应的误解",
            "heading": "第 {n} 章：{title}"},
 }
 COLON = {"en": ": ", "zh": "："}     # a title's own colon: the short title is what comes before it
@@ -126,14 +126,18 @@ INTRO = {
 
 Questions over the whole series, the kind an interviewer for an AI-infrastructure role asks and the kind you should be able to answer after each chapter. Most are numeric: every number in a question is a parameter bound once in `infra_lib/review/`, and every answer is computed by `infra_lib` from those parameters, so the question and its answer cannot drift apart. The others are conceptual, with three options. Questions marked **When does the conclusion flip?** ask where a rule of thumb stops being true.
 
-Each question links to the section it tests. On this website the worked solution is folded under the question; open it after you have tried. In Jupyter, the cell under each question (hidden on this website) is an answer checker: type your answer (`64`, `64 ms`, `0.064 s`, `6.4e-2 s`, `64毫秒` and `2.6k tok/s` are all read), press **Check**, and it says whether you are right within the stated tolerance, tells a wrong unit from a wrong number, and gives a hint. **New variant** draws new numbers inside sensible ranges and recomputes the answer; the seed it shows brings the same variant back.
+Each question links to the section it tests. On this website the worked solution is folded under the question; open it after you have tried. In Jupyter, the cell under each question (hidden on this website) is an answer checker: type your answer (`64`, `64 ms`, `0.064 s`, `6.4e-2 s`, `64毫秒`, `2.6k tok/s`, `~300`, `1/8` and `$572` are all read; code is never run), press **Check**, and it says whether you are right, tells a wrong unit from a wrong number, and after a wrong try shows the hint and the worked solution for those numbers, folded. **New variant** draws new numbers inside sensible ranges, on the precision the question shows them at, and recomputes the answer; for a question with options it shuffles them. The seed it shows brings the same variant back. Each wrong option tests a misconception, and the solution says which.
+
+**What counts as right.** A number is right when it agrees with the answer to two significant figures, the rounding an interviewer expects: `300` for a ridge point of `295.3`, `17%` for `16.67%`, `3.3 TB/s` for `3,347 GB/s`. A count (GPUs, warps, replicas, blocks) must be exact.
 """,
     "zh": """(rv-start)=
 # 复习题：面试题与自测
 
 这里的题目覆盖整个系列：有的是 AI 基础设施岗位面试官会问的，有的是每读完一章就该答得出的。大多数是计算题：题目里的每个数都是 `infra_lib/review/` 中只绑定一次的参数，每个答案都由 `infra_lib` 根据这些参数算出，题目和答案不会对不上。其余是三选一的概念题。标着 **结论什么时候会翻转？** 的题问的是：一条经验法则到哪里就不再成立。
 
-每道题都链接到它考查的那一节。在网页上，详细解答折叠在题目下面，先自己做，再展开看。在 Jupyter 里，每道题下面的单元格（网页上不显示）是一个答案检查器：输入答案（`64`、`64 ms`、`0.064 s`、`6.4e-2 s`、`64毫秒`、`2.6k tok/s` 都能识别），点 **检查答案**，它会告诉你在给定误差内对不对，分清是单位错了还是数错了，并给出提示。**换一组数** 会在合理范围内重新抽取参数并重算答案；它显示的种子可以把同一组数找回来。
+每道题都链接到它考查的那一节。在网页上，详细解答折叠在题目下面，先自己做，再展开看。在 Jupyter 里，每道题下面的单元格（网页上不显示）是一个答案检查器：输入答案（`64`、`64 ms`、`0.064 s`、`6.4e-2 s`、`64毫秒`、`2.6k tok/s`、`~300`、`1/8`、`$572` 都能识别，输入的内容绝不会被当作代码执行），点 **检查答案**，它会告诉你对不对，分清是单位错了还是数错了；答错之后会给出提示和按这组数重算的详细解答，都先折叠起来。**换一组数** 会在合理范围内、按题目显示的精度重新抽取参数并重算答案；选择题则会打乱选项顺序。它显示的种子可以把同一组数找回来。每个错误选项都对应一种常见误解，解答里会说明是哪一种。
+
+**怎样算答对。** 一个数只要和答案的前两位有效数字一致就算对，这正是面试官期待的估算精度：屋脊点 `295.3` 答 `300`，`16.67%` 答 `17%`，`3,347 GB/s` 答 `3.3 TB/s`，都算对。问的是个数（GPU、warp、副本、线程块的数量）时必须完全一致。
 """,
 }
 
@@ -200,6 +204,7 @@ def section_link(q: review.Question, lang: str) -> str:
 
 def render_question(q: review.Question, lang: str) -> str:
     w = WORDS[lang]
+    colon = ": " if lang == "en" else "："
     title = w["flip"] if q.flip else w[q.kind]
     text = review.glue_roles(q.text[lang], q.id)
     parts = [f"```{{exercise}} {title}\n:label: {label(q.id)}\n\n{text}\n"]
@@ -208,13 +213,14 @@ def render_question(q: review.Question, lang: str) -> str:
     parts.append(f"\n{section_link(q, lang)}\n```\n\n")
     parts.append(f'```{{code-cell}} ipython3\n:tags: [remove-input, remove-output, skip-execution]\n\nquiz("{q.id}", LANG)\n```\n\n')
     if q.options is not None:
-        answer = f"**{w['answer']}: {chr(ord('a') + q.correct)}**. {q.options[lang][q.correct]}"
-        steps = q.solution[lang]
+        answer = f"**{w['answer']}{colon}{chr(ord('a') + q.correct)}**. {q.options[lang][q.correct]}"
+        why = "\n".join(f"- **{chr(ord('a') + i)}**. {q.misconceptions[lang][i]}" for i in range(len(q.options[lang]))
+                        if i != q.correct)
+        steps = f"{q.solution[lang]}\n\n{w['why']}{colon.rstrip()}\n\n{why}"
     else:
         answer = ""
         steps = review.glue_roles(q.solution[lang], q.id)
     hint = q.hint[lang] if q.options is not None else review.glue_roles(q.hint[lang], q.id)
-    colon = ": " if lang == "en" else "："
     sol = f"```{{solution}} {label(q.id)}\n:class: dropdown\n\n**{w['hint']}**{colon}{hint}\n\n"
     sol += (f"{answer}\n\n{steps}\n" if answer else f"{steps}\n") + "```\n"
     parts.append(sol)

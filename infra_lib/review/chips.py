@@ -61,7 +61,7 @@ def questions() -> list[Question]:
               "$Y^n$ = **{pkg:.1%}**：封装前先把 die 测一遍（已知良品裸片），坏的就不会连累好的一起报废。")),
 
         _num("rv_ch1_q5", KEY, "ch1-hbm", "self-check",
-             {"stacks": Param(5, "stacks", 1, 8, integer=True), "pin": Param(5.23e9, "Gb/s per pin", 2e9, 10e9, scale=1e9),
+             {"stacks": Param(5, "stacks", 2, 8, integer=True), "pin": Param(5.23e9, "Gb/s per pin", 2e9, 10e9, scale=1e9),
               "width": Param(1024, "bits per stack")},
              lambda stacks, pin, width: {"bw": Answer(memory.hbm_bandwidth_from_pins_Bps(stacks, int(width), pin) / units.GB, "GB/s"),
                                          "bus": Answer(memory.bus_bits(stacks, int(width)), "bits", rel_tol=0),
@@ -77,7 +77,13 @@ def questions() -> list[Question]:
             ("Splitting one large die into two half-size dies pays off when…",
              "把一个大 die 拆成两个一半大小的 die，什么时候划算？"),
             (("defect density is high and the die is near the reticle limit", "缺陷密度高、die 接近单次曝光上限时"),
-             ("defect density is close to zero", "缺陷密度接近零时"), ("the wafer is cheap", "晶圆便宜时")), 0,
+             ("defect density is close to zero", "缺陷密度接近零时",
+              "That splitting always raises yield: with almost no defects both options yield nearly fully, and the split "
+              "only adds packaging and a die-to-die link.",
+              "以为拆分总能提高良率：几乎没有缺陷时两种做法的良率都接近百分之百，拆开只会多出封装和 die 间互连的成本。"),
+             ("the die is small, far below the reticle limit", "die 很小、远低于单次曝光上限时",
+              "That the gain is the same at any size: a small die already yields well, so halving it saves little while "
+              "the packaging costs the same.", "以为拆分的收益与面积无关：小 die 的良率本来就高，拆开省不了多少，封装成本却一分不少。")), 0,
             ("Yield falls faster than linearly with area, so halves lose less to defects; at near-zero defect density both "
              "yield nearly fully and the split only adds packaging cost.",
              "良率随面积下降得比线性还快，所以半大小的 die 因缺陷损失得更少；缺陷密度接近零时，两种做法的良率都接近百分之百，拆开只会平添封装成本。"),

@@ -13,7 +13,7 @@ def questions() -> list[Question]:
     """The questions that test 02_cpu (reads the registry)."""
     return [
         _num("rv_ch2_q1", KEY, "ch2-caches", "self-check",
-             {"hit": Param(4, "cycles", 1, 10, integer=True), "miss": Param(0.1, "fraction", 0.01, 0.5),
+             {"hit": Param(4, "cycles", 2, 10, integer=True), "miss": Param(0.1, "fraction", 0.01, 0.5),
               "penalty": Param(200, "cycles", 50, 400, integer=True)},
              lambda hit, miss, penalty: {"amat": Answer(cpu.amat(hit, miss, penalty), "cycles")},
              "amat",
@@ -34,11 +34,11 @@ def questions() -> list[Question]:
               "一个核心不停顿时每条指令要 {cpi:.2f} 个周期；{f:.0%} 的指令是分支，每次预测失败多花 {pen:.0f} 个周期。预测失败率到多少时，分支停顿的开销与其余所有工作相当？"),
              ("Set f × rate × penalty equal to the base CPI.", "令分支比例 × 失败率 × 代价等于基础 CPI。"),
              ("{cpi:.2f} / ({f:.2f} × {pen:.0f}) = **{rate:.1%}**.", "{cpi:.2f} / ({f:.2f} × {pen:.0f}) = **{rate:.1%}**。"),
-             flip=True),
+             flip=True, valid=lambda v: v["rate"] <= 0.5),   # worse than a coin is no predictor
 
         _num("rv_ch2_q3", KEY, "ch2-simd", "self-check",
              {"bits": Param(4, "bits", 1, 4, integer=True, scale=1 / 128),   # drawn in 128-bit steps; shown in bits
-              "units": Param(2, "FMA units", 1, 4, integer=True),
+              "units": Param(2, "FMA units", 2, 4, integer=True),
               "cores": Param(56, "cores", 8, 128, integer=True), "ghz": Param(2.0e9, "GHz", 1e9, 4e9, scale=1e9),
               "el": Param(32, "bits")},
              lambda bits, units, cores, ghz, el: {
@@ -82,8 +82,13 @@ def questions() -> list[Question]:
 
         _mc("rv_ch2_q6", KEY, "ch2-launch", "interview",
             ("What does a CUDA graph save?", "CUDA graph 省掉的是什么？"),
-            (("GPU arithmetic", "GPU 的计算量"), ("Per-kernel CPU launch cost", "每个 kernel 的 CPU 发射开销"),
-             ("HBM traffic", "HBM 访存量")), 1,
+            (("HBM traffic", "HBM 访存量",
+              "That a graph fuses kernels: each kernel still reads and writes the same bytes; fusion, a compiler's work, "
+              "is what saves traffic.", "以为 graph 会融合 kernel：每个 kernel 读写的字节一点没少；省访存靠的是编译器做的融合。"),
+             ("Per-kernel CPU launch cost", "每个 kernel 的 CPU 发射开销"),
+             ("The GPU's execution time of each kernel", "GPU 执行每个 kernel 的时间",
+              "That the kernels run faster: they run the same code for the same time; what goes is the CPU's work to "
+              "issue each one, and the gaps it leaves.", "以为 kernel 本身跑得更快：代码和耗时都不变；省掉的是 CPU 逐个发射的工作和由此留下的空档。")), 1,
             ("A graph replays a recorded sequence of kernels with one launch; the kernels do the same work and move the same "
              "bytes.", "graph 用一次发射重放录好的一串 kernel；kernel 本身做的计算和搬的字节都不变。"),
             ("What is recorded once and replayed?", "录一次、重放多次的是什么？")),

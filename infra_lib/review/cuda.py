@@ -25,7 +25,7 @@ def questions() -> list[Question]:
               "⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} 个线程块**；最后一个线程块里有 {idle:.0f} 个线程分不到元素。")),
 
         _num("rv_ch5_q2", KEY, "ch5-coalescing", "interview",
-             {"stride": Param(2, "elements", 1, 32, integer=True), "el_b": Param(4, "B"), "sector": Param(cuda.SECTOR_B, "B")},
+             {"stride": Param(2, "elements", 2, 32, integer=True), "el_b": Param(4, "B"), "sector": Param(cuda.SECTOR_B, "B")},
              lambda stride, el_b, sector: {"useful": Answer(cuda.useful_fraction(stride, int(el_b), 32, int(sector)), "fraction")},
              "useful",
              ("A warp reads {el_b:.0f}-byte floats with a stride of {stride:.0f} elements. What fraction of the bytes moved in "
@@ -49,7 +49,7 @@ def questions() -> list[Question]:
               "沿 k 每走一步，每个输出做两次运算，除以 A 块一列和 B 块一行的字节数：**每字节 {ai:.0f} 次**。块越大，每个加载的值复用得越多。")),
 
         _num("rv_ch5_q4", KEY, "ch5-streams", "interview",
-             {"chunks": Param(4, "chunks", 1, 16, integer=True), "h2d": Param(2e-3, "ms", 0.5e-3, 5e-3, scale=1e-3),
+             {"chunks": Param(4, "chunks", 2, 16, integer=True), "h2d": Param(2e-3, "ms", 0.5e-3, 5e-3, scale=1e-3),
               "k": Param(3e-3, "ms", 0.5e-3, 5e-3, scale=1e-3), "d2h": Param(1e-3, "ms", 0.5e-3, 5e-3, scale=1e-3)},
              lambda chunks, h2d, k, d2h: {"ms": Answer(cuda.overlapped_time_s(chunks, h2d, k, d2h) / units.MS, "ms"),
                                           "serial": Answer(chunks * (h2d + k + d2h) / units.MS, "ms")},
@@ -63,16 +63,26 @@ def questions() -> list[Question]:
 
         _mc("rv_ch5_q5", KEY, "ch5-occupancy", "interview",
             ("Higher occupancy helps a kernel until…", "提高占用率对 kernel 有帮助，直到……"),
-            (("enough bytes are in flight to cover the memory latency", "在途字节已经足以覆盖访存延迟"),
-             ("every register is used", "所有寄存器都用上"), ("the grid has more blocks than SMs", "grid 的线程块数超过 SM 数")), 0,
+            (("every register is used", "所有寄存器都用上",
+              "That occupancy means using every register: it counts resident warps; using many registers per thread is "
+              "what limits it.", "以为占用率就是把寄存器用满：它数的是驻留的 warp；每个线程用的寄存器多，恰恰会压低占用率。"),
+             ("the grid has more blocks than SMs", "grid 的线程块数超过 SM 数",
+              "That one block per SM is enough: a block per SM can leave most warp slots empty; what counts is the bytes "
+              "in flight.", "以为每个 SM 有一个线程块就够了：一个线程块可能占不满 warp 槽位；要看的是在途字节数。"),
+             ("enough bytes are in flight to cover the memory latency", "在途字节已经足以覆盖访存延迟")), 2,
             ("Occupancy is a means to keep loads in flight (Little's law); once they cover bandwidth × latency, more warps "
              "only compete for registers and cache.", "占用率只是让足够多的加载同时在途的手段（利特尔定律）；在途字节一旦覆盖了带宽 × 延迟，再多的 warp 只会争抢寄存器和缓存。"),
             ("What is occupancy for?", "占用率是用来做什么的？"), flip=True),
 
         _mc("rv_ch5_q6", KEY, "ch5-tiling", "self-check",
             ("Why do matmul kernels stage tiles in shared memory?", "矩阵乘 kernel 为什么要把数据块放进共享内存？"),
-            (("To reuse each loaded value many times", "让每个加载进来的值复用多次"), ("Because HBM cannot be read directly", "因为 HBM 不能直接读"),
-             ("To save registers", "为了省寄存器")), 0,
+            (("To reuse each loaded value many times", "让每个加载进来的值复用多次"),
+             ("To make each HBM read faster", "为了让每次 HBM 读取更快",
+              "That shared memory speeds up HBM: each HBM read is as slow as before; there are fewer of them because each "
+              "value is reused.", "以为共享内存能加快 HBM：每次 HBM 读取一样慢，只是因为复用，读的次数少了。"),
+             ("To save registers", "为了省寄存器",
+              "That tiles replace registers: the values still pass through registers on their way to the arithmetic; "
+              "shared memory lets a block's threads share each loaded value.", "以为数据块能代替寄存器：数据仍要经过寄存器才能参与运算；共享内存让一个线程块的线程共用每个加载的值。")), 0,
             ("A tile loaded once feeds a whole row or column of outputs, raising FLOP per byte of HBM traffic.",
              "一个数据块加载一次，就能供整行或整列输出使用，每字节 HBM 访存对应的运算量就上去了。"),
             ("Think of arithmetic intensity.", "想想算术强度。")),

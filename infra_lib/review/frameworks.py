@@ -13,13 +13,13 @@ def questions() -> list[Question]:
     """The questions that test 07_frameworks (reads the registry)."""
     return [
         _num("rv_ch7_q1", KEY, "ch7-training", "interview",
-             {"params_b": Param(7, "billion parameters", 1, 70, integer=True), "shards": Param(1, "GPUs", 1, 64, integer=True)},
-             lambda params_b, shards: {"gb": Answer(training_memory.model_state_B(params_b * 1e9, 0, shards) / units.GB, "GB"),
-                                       "bpp": Answer(training_memory.bytes_per_param(0, shards), "B")},
+             {"params_b": Param(7, "billion parameters", 1, 70, integer=True)},
+             lambda params_b: {"gb": Answer(training_memory.model_state_B(params_b * 1e9, 0, 1) / units.GB, "GB"),
+                               "bpp": Answer(training_memory.bytes_per_param(0, 1), "B")},
              "gb",
              ("Mixed-precision training with Adam keeps weights, gradients and optimizer state. How many GB does a {params_b:.0f}B "
-              "model need for that state without sharding (on each of {shards:.0f} data-parallel GPUs)?",
-              "用 Adam 做混合精度训练要保存权重、梯度和优化器状态。一个 {params_b:.0f}B 的模型在不分片时（{shards:.0f} 块数据并行 GPU 的每一块上）这些状态要多少 GB？"),
+              "model need for that state on each GPU, without sharding?",
+              "用 Adam 做混合精度训练要保存权重、梯度和优化器状态。一个 {params_b:.0f}B 的模型在不分片时，每块 GPU 上这些状态要多少 GB？"),
              ("Count bytes per parameter: BF16 weights and gradients, then FP32 master weights and two Adam moments.",
               "按每个参数的字节数算：BF16 的权重和梯度，再加 FP32 主权重和 Adam 的两个矩。"),
              ("{bpp:.0f} bytes per parameter × {params_b:.0f}B = **{gb:,.0f} GB**.", "每个参数 {bpp:.0f} 字节 × {params_b:.0f}B = **{gb:,.0f} GB**。")),
@@ -73,7 +73,12 @@ def questions() -> list[Question]:
         _mc("rv_ch7_q6", KEY, "ch7-engines", "self-check",
             ("What does continuous batching change compared with static batching?", "与静态批处理相比，连续批处理改变了什么？"),
             (("A finished request's slot is refilled at the next step", "请求一结束，下一步就把它的槽位填上新请求"),
-             ("Requests are padded to the same length", "把请求补齐到相同长度"), ("Weights are read once per request", "每个请求各读一次权重")), 0,
+             ("Requests are padded to the same length", "把请求补齐到相同长度",
+              "That it is padding: padding a batch to its longest request is the static habit that continuous batching "
+              "avoids.", "以为连续批处理就是补齐：把一批请求补到最长的那条，正是连续批处理要避免的静态做法。"),
+             ("Each request gets its own decode step", "每个请求有自己的 decode 步",
+              "That it stops batching: every step still serves all running requests with one read of the weights; only "
+              "who is in the batch changes, step by step.", "以为它不再组 batch：每一步仍用一次权重读取服务所有在跑的请求；变的只是 batch 的成员，每步都可以换。")), 0,
             ("Static batching waits for the longest request of a batch; continuous batching schedules per iteration, so slots "
              "never idle while requests wait.", "静态批处理要等 batch 里最长的请求结束；连续批处理按迭代调度，只要还有请求在排队，槽位就不会空着。"),
             ("Who waits for whom in a static batch?", "静态批处理里谁在等谁？")),

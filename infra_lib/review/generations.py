@@ -5,7 +5,7 @@ import math
 
 from .. import generations, models, roofline, units
 from ..exercises import Answer, Param
-from .core import Question, _mc, _num, common
+from .core import Question, _clear_of_integer, _mc, _num, common
 
 FILE = "04_generations"   # the chapter these questions test: its file in _toc.yml
 KEY = "ch4"   # in the ids of its questions (rv_ch4_q1) and the review's label for them (rv-ch4)
@@ -52,10 +52,11 @@ def questions() -> list[Question]:
               "一个 {params_b:.0f}B 的模型，每个参数 {bpp:.1f} 字节，光放权重就要多少块 {mem_gb:.0f} GB 的 GPU？"),
              ("Weight bytes over memory per GPU, rounded up.", "权重字节数除以每块 GPU 的显存，向上取整。"),
              ("{weight_gb:,.0f} GB / {mem_gb:.0f} GB, rounded up: **{gpus:.0f} GPUs**, before any KV cache.",
-              "{weight_gb:,.0f} GB / {mem_gb:.0f} GB，向上取整：**{gpus:.0f} 块**，这还没算 KV cache。")),
+              "{weight_gb:,.0f} GB / {mem_gb:.0f} GB，向上取整：**{gpus:.0f} 块**，这还没算 KV cache。"),
+             valid=lambda v: _clear_of_integer(v["weight_gb"] / v["mem_gb"])),
 
         _num("rv_ch4_q4", KEY, "ch4-gpus-needed", "interview",
-             {"layers": Param(80, "layers", 16, 128, integer=True), "kv_heads": Param(8, "KV heads", 1, 64, integer=True),
+             {"layers": Param(80, "layers", 16, 128, integer=True), "kv_heads": Param(8, "KV heads", 2, 64, integer=True),
               "head_dim": Param(128, "", 64, 256, integer=True)},
              lambda layers, kv_heads, head_dim: {"kb": Answer(models.kv_B_per_token(layers, kv_heads, head_dim) / units.KB, "KB")},
              "kb",
@@ -69,8 +70,12 @@ def questions() -> list[Question]:
             ("From one GPU generation to the next, peak FLOP/s has grown faster than memory bandwidth. What happens to the "
              "ridge point?", "从一代 GPU 到下一代，峰值算力增长得比显存带宽快。屋脊点会怎样变化？"),
             (("It moves right: more kernels become memory-bound", "右移：更多 kernel 变成访存受限"),
-             ("It moves left: more kernels become compute-bound", "左移：更多 kernel 变成算力受限"),
-             ("It stays where it is", "保持不变")), 0,
+             ("It moves left: more kernels become compute-bound", "左移：更多 kernel 变成算力受限",
+              "That faster arithmetic makes kernels compute-bound: it makes memory the limit for more of them, not fewer.",
+              "以为算力更快，kernel 就更容易受算力限制：恰恰相反，更多 kernel 会卡在访存上。"),
+             ("It stays where it is", "保持不变",
+              "That the ridge point belongs to the kernel: it is the GPU's peak over its bandwidth; what a generation "
+              "leaves unchanged is the kernel's own FLOP per byte.", "以为屋脊点是 kernel 的属性：它是 GPU 的峰值除以带宽；换代时不变的是 kernel 自己的每字节运算量。")), 0,
             ("The ridge point is peak over bandwidth: if the numerator grows faster, a kernel needs more FLOP per byte to "
              "reach the peak.", "屋脊点是峰值除以带宽：分子增长更快，kernel 就需要更高的每字节运算量才能达到峰值。"),
             ("Ridge = peak / bandwidth.", "屋脊点 = 峰值 / 带宽。")),
@@ -78,7 +83,13 @@ def questions() -> list[Question]:
         _mc("rv_ch4_q6", KEY, "ch4-spec-sheet", "self-check",
             ("A datasheet prints a Tensor Core peak with an asterisk “with sparsity”. What is the dense peak?",
              "数据手册上的 Tensor Core 峰值带星号，注明“含稀疏”。稠密峰值是多少？"),
-            (("Half of it", "它的一半"), ("The same", "一样"), ("Twice as much", "两倍")), 0,
+            (("The same", "一样",
+              "That sparsity is a separate mode that leaves the dense figure alone: the starred figure counts the skipped "
+              "zeros as done, so dense matrices get half.", "以为稀疏是另一种模式，不影响稠密数字：带星号的数字把跳过的零也算成做了，稠密矩阵只有一半。"),
+             ("Half of it", "它的一半"),
+             ("A quarter of it", "它的四分之一",
+              "That two-of-four keeps a quarter of the values: it keeps two of every four, half, so the quoted rate is "
+              "twice the dense one.", "以为四选二只留下四分之一的值：每四个留两个，是一半，所以标称算力是稠密的两倍。")), 1,
             ("Structured two-of-four sparsity doubles the quoted rate; dense matrices get half.",
              "四选二结构化稀疏让标称算力翻倍；稠密矩阵只有一半。"),
             ("What does two-of-four sparsity skip?", "四选二稀疏跳过了什么？")),

@@ -1,7 +1,7 @@
 """Chapter 3's questions: warps, Little's law, Tensor Core peaks, block formats, NVLink (03_gpu).
 
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
-from .. import formats, generations, gpu, hardware as hw, units
+from .. import formats, generations, gpu, hardware as hw, occupancy, units
 from ..exercises import Answer, Param
 from .core import Question, _mc, _num, common
 
@@ -12,9 +12,10 @@ KEY = "ch3"   # in the ids of its questions (rv_ch3_q1) and the review's label f
 def questions() -> list[Question]:
     """The questions that test 03_gpu (reads the registry)."""
     c = common()
+    sm = occupancy.limits("9.0")   # the H100's SM (compute capability 9.0), as gpu.warps_per_sm counts it
     return [
         _num("rv_ch3_q1", KEY, "ch3-divergence", "self-check",
-             {"k": Param(8, "lanes", 1, 31, integer=True), "a": Param(40, "cycles", 10, 100, integer=True),
+             {"k": Param(8, "lanes", 2, 30, integer=True), "a": Param(40, "cycles", 10, 100, integer=True),
               "b": Param(10, "cycles", 10, 100, integer=True)},
              lambda k, a, b: {"eff": Answer(gpu.branch_efficiency(k, a, b), "fraction")},
              "eff",
@@ -36,14 +37,23 @@ def questions() -> list[Question]:
              ("Bandwidth × latency = **{mb:.2f} MB**.", "带宽 × 延迟 = **{mb:.2f} MB**。")),
 
         _num("rv_ch3_q3", KEY, "ch3-littles-law", "self-check",
-             {"regs": Param(128, "registers per thread", 32, 255, integer=True)},
-             lambda regs: {"warps": Answer(gpu.warps_per_sm(regs), "warps", rel_tol=0),
+             {"regs": Param(128, "registers per thread", 32, 255, integer=True),
+              "rf": Param(sm.registers, "registers per SM"), "unit": Param(sm.register_unit, "registers"),
+              "parts": Param(sm.warp_granularity, "sub-partitions"), "maxw": Param(sm.max_warps, "warps"),
+              "ws": Param(sm.warp_size, "threads")},
+             lambda regs, rf, unit, parts, maxw, ws: {"warps": Answer(gpu.warps_per_sm(regs), "warps", rel_tol=0),
                            "need": Answer(gpu.bytes_per_warp_needed_B(c.h100_bw, gpu.TEACHING_HBM_LATENCY_S, c.h100_sms, gpu.warps_per_sm(regs)), "B")},
              "warps",
-             ("A kernel needs {regs:.0f} registers per thread. How many warps fit on one H100 SM?",
-              "一个 kernel 每个线程要 {regs:.0f} 个寄存器。一个 H100 SM 上能驻留多少个 warp？"),
-             ("Registers per SM over registers per warp, rounded down (and at most the SM's warp limit).",
-              "每个 SM 的寄存器数除以每个 warp 的寄存器数，向下取整（且不超过 SM 的 warp 上限）。"),
+             ("A kernel needs {regs:.0f} registers per thread. An H100 SM has {rf:,.0f} registers in {parts:.0f} "
+              "sub-partitions, each holding whole warps of {ws:.0f} threads; a warp's registers are allocated in units of "
+              "{unit:.0f}, and at most {maxw:.0f} warps are resident. How many warps fit on one SM?",
+              "一个 kernel 每个线程要 {regs:.0f} 个寄存器。一个 H100 SM 有 {rf:,.0f} 个寄存器，分成 {parts:.0f} 个子分区，"
+              "每个子分区只放整数个 warp（每个 warp {ws:.0f} 个线程）；一个 warp 的寄存器按 {unit:.0f} 个为单位分配，"
+              "一个 SM 最多驻留 {maxw:.0f} 个 warp。一个 SM 上能驻留多少个 warp？"),
+             ("Registers per warp: {ws:.0f} × registers per thread, rounded up to the unit; then whole warps per "
+              "sub-partition, times the sub-partitions, and at most the warp limit.",
+              "每个 warp 的寄存器数：{ws:.0f} × 每线程寄存器数，向上取整到分配单位；再算每个子分区放得下几个整 warp，"
+              "乘以子分区数，且不超过 warp 上限。"),
              ("**{warps:.0f} warps**; each must then keep {need:,.0f} bytes in flight to use the HBM bandwidth.",
               "**{warps:.0f} 个 warp**；每个 warp 要有 {need:,.0f} 字节在途才能用满 HBM 带宽。")),
 
@@ -85,8 +95,13 @@ def questions() -> list[Question]:
         _mc("rv_ch3_q7", KEY, "ch3-littles-law", "interview",
             ("Why does an SM keep many warps resident instead of running one warp fast?",
              "为什么一个 SM 要同时驻留很多 warp，而不是把一个 warp 跑得飞快？"),
-            (("To hide memory latency: while one warp waits, another issues", "为了隐藏访存延迟：一个 warp 在等，另一个就发射指令"),
-             ("To raise the clock", "为了提高频率"), ("Because each warp can only run one instruction in its life", "因为每个 warp 从头到尾只能执行一条指令")), 0,
+            (("To give each thread more registers", "为了让每个线程分到更多寄存器",
+              "That more warps bring more registers: an SM's register file is fixed, so more resident warps leave fewer "
+              "registers for each thread.", "以为 warp 多了寄存器也多：SM 的寄存器总数是固定的，驻留的 warp 越多，每个线程分到的越少。"),
+             ("Because the SM executes all its warps' instructions in the same cycle", "因为 SM 在同一个周期里执行所有 warp 的指令",
+              "That resident means running: each scheduler issues from one warp per cycle while the others wait, and "
+              "filling those waits is the point.", "以为驻留就是在执行：每个调度器每个周期只从一个 warp 发射指令，其余的在等，而用它们填补等待正是目的所在。"),
+             ("To hide memory latency: while one warp waits, another issues", "为了隐藏访存延迟：一个 warp 在等，另一个就发射指令")), 2,
             ("Switching warps is free (their registers stay on the SM), so the scheduler fills the wait of one with the work of "
              "others; Little's law says how many bytes must be in flight for that to reach the bandwidth.",
              "切换 warp 没有开销（寄存器一直留在 SM 上），调度器拿别的 warp 的工作填补一个 warp 的等待；利特尔定律告诉你，要有多少字节在途才能跑满带宽。"),

@@ -3,7 +3,7 @@
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
 from .. import generations, inference, models, units
 from ..exercises import Answer, Param
-from .core import Question, _mc, _num, common
+from .core import Question, _clear_of_integer, _mc, _num, common
 
 FILE = "00_overview"   # the chapter these questions test: its file in _toc.yml
 KEY = "ov"   # in the ids of its questions (rv_ov_q1) and the review's label for them (rv-ov)
@@ -39,13 +39,18 @@ def questions() -> list[Question]:
               "即每秒最多 {tok_s:,.0f} 个 token。")),
 
         _num("rv_ov_q2", KEY, "ov-batching", "interview",
-             {"kv_gb": Param(0.0, "GB")},
-             lambda kv_gb: {"flip": Answer(inference.compute_bound_batch(
-                 inference.Request(c.request.n_params, c.request.prompt_tokens, kv_gb * units.GB), c.gpu), "requests", rel_tol=0.02)},
+             {"params_b": Param(c.request.n_params, "billion parameters", scale=1e9),
+              "peak": Param(c.gpu.peak_flop_s, "TFLOP/s", scale=1e12), "fe": Param(c.gpu.flop_efficiency, "fraction"),
+              "bw": Param(c.gpu.mem_bw_Bps, "TB/s", scale=1e12), "be": Param(c.gpu.bw_efficiency, "fraction")},
+             lambda params_b, peak, fe, bw, be: {"flip": Answer(inference.compute_bound_batch(
+                 inference.Request(params_b, c.request.prompt_tokens, 0.0),
+                 inference.Accelerator(c.gpu.name, peak, bw, fe, be)), "requests", rel_tol=0.02)},
              "flip",
-             ("The teaching model (8B, BF16) on the teaching GPU, with contexts so short that "
-              "KV reads ({kv_gb:.0f} GB) are negligible: from what batch size on is a decode step compute-bound?",
-              "教学模型（8B，BF16）跑在教学 GPU 上，上下文短到 KV 读取（{kv_gb:.0f} GB）可以忽略：批大小从多少开始，一步 decode 会变成受算力限制？"),
+             ("A {params_b:.0f}B-parameter model in BF16 decodes on a GPU that reaches {fe:.0%} of {peak:,.0f} TFLOP/s and "
+              "{be:.0%} of {bw:.0f} TB/s, with contexts so short that KV reads are negligible: from what batch size on is "
+              "a decode step compute-bound?",
+              "一个 {params_b:.0f}B 参数的 BF16 模型在一块 GPU 上 decode，这块 GPU 能跑到 {peak:,.0f} TFLOP/s 的 {fe:.0%}、"
+              "{bw:.0f} TB/s 的 {be:.0%}；上下文短到 KV 读取可以忽略。批大小从多少开始，一步 decode 会变成受算力限制？"),
              ("Memory time is fixed (one read of the weights); arithmetic grows with the batch. Set them equal.",
               "访存时间是固定的（权重读一遍），计算时间随批大小增长。令两者相等。"),
              ("$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$ gives **{flip:.0f}** requests. With a KV cache per request the "
@@ -56,12 +61,13 @@ def questions() -> list[Question]:
         _num("rv_ov_q3", KEY, "ov-batching", "self-check",
              {"kv_gb": Param(0.3, "GB", 0.1, 2.0), "mem_gb": Param(c.h100_mem / units.GB, "GB", 24, 192, integer=True)},
              _ov3, "batch",
-             ("The teaching model's weights and one KV cache of {kv_gb:.2f} GB per request must fit in {mem_gb:.0f} GB. "
-              "What is the largest batch?",
-              "教学模型的权重，加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。批大小最大能到多少？"),
+             ("The teaching model's weights ({weight_gb:.0f} GB) and one KV cache of {kv_gb:.2f} GB per request must fit in "
+              "{mem_gb:.0f} GB. What is the largest batch?",
+              "教学模型的权重（{weight_gb:.0f} GB），加上每个请求 {kv_gb:.2f} GB 的 KV cache，都要放进 {mem_gb:.0f} GB 显存。批大小最大能到多少？"),
              ("Subtract the weights, divide by the KV per request, round down.", "先减去权重，再除以每个请求的 KV，向下取整。"),
              ("({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB, rounded down: **{batch:.0f}** requests.",
-              "({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB，向下取整：**{batch:.0f}** 个请求。")),
+              "({mem_gb:.0f} − {weight_gb:.0f}) GB / {kv_gb:.2f} GB，向下取整：**{batch:.0f}** 个请求。"),
+             valid=lambda v: _clear_of_integer((v["mem_gb"] - v["weight_gb"]) / v["kv_gb"])),
 
         _num("rv_ov_q4", KEY, "ov-server", "interview",
              {"gbit": Param(400, "Gb/s", 100, 800, integer=True), "size_gb": Param(10, "GB", 1, 100, integer=True)},
@@ -78,8 +84,13 @@ def questions() -> list[Question]:
         _mc("rv_ov_q5", KEY, "ov-request", "interview",
             ("At batch one, which change shortens a decode step of a large model the most?",
              "只 decode 一个请求时，下面哪项改动最能缩短大模型一步 decode 的时间？"),
-            (("Twice the peak FLOP/s", "峰值算力翻倍"), ("Twice the memory bandwidth", "显存带宽翻倍"),
-             ("A faster CPU", "更快的 CPU")), 1,
+            (("Twice the peak FLOP/s", "峰值算力翻倍",
+              "That decode at batch one is compute-bound: it does about two FLOP per weight, far below the ridge point.",
+              "以为单请求 decode 受算力限制：它每个权重只做约两次运算，远低于屋脊点。"),
+             ("Twice the memory bandwidth", "显存带宽翻倍"),
+             ("Twice the HBM capacity", "显存容量翻倍",
+              "That capacity is speed: more memory fits a bigger batch or model, but each step still reads the same bytes "
+              "at the same rate.", "把容量当成速度：显存大了能放下更大的 batch 或模型，但每一步读的字节数和读取速率都没变。")), 1,
             ("The step reads every weight once and does two FLOP per weight: far below the ridge point, so it is "
              "bandwidth-bound and only more bytes per second shorten it.",
              "每一步都把全部权重读一遍，每个权重只做两次浮点运算，远低于屋脊点，所以受带宽限制：只有每秒读更多字节，它才会变快。"),
@@ -87,9 +98,13 @@ def questions() -> list[Question]:
 
         _mc("rv_ov_q6", KEY, "ov-batching", "self-check",
             ("Why does batching make decode cheaper per token?", "为什么组 batch 能降低每个 token 的 decode 成本？"),
-            (("The weights are read once for the whole batch", "整个 batch 共用一次权重读取"),
-             ("Each request's KV cache gets smaller", "每个请求的 KV cache 变小了"),
-             ("The GPU clock rises", "GPU 频率升高了")), 0,
+            (("Each request's KV cache gets smaller", "每个请求的 KV cache 变小了",
+              "That requests share their KV cache: each keeps its own, whatever the batch; only the weights are shared.",
+              "以为请求之间共享 KV cache：不管 batch 多大，每个请求都有自己的 KV cache，共享的只有权重。"),
+             ("The arithmetic per token falls", "每个 token 的计算量变少了",
+              "That batching saves FLOP: every token still needs its two FLOP per parameter; what is shared is memory "
+              "traffic, not arithmetic.", "以为组 batch 省的是运算：每个 token 仍要每个参数两次运算，分摊的是访存，不是计算。"),
+             ("The weights are read once for the whole batch", "整个 batch 共用一次权重读取")), 2,
             ("The weight bytes are shared by every request of the step; the KV bytes are not, which is why batching stops "
              "helping once KV dominates.",
              "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，批大小再往上加也帮不上忙了。"),

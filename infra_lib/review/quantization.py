@@ -25,7 +25,7 @@ def questions() -> list[Question]:
              ("**{gb:,.1f} GB**, against {bf16:,.0f} GB in BF16.", "**{gb:,.1f} GB**，BF16 则是 {bf16:,.0f} GB。")),
 
         _num("rv_ch9_q2", KEY, "ch9-savings", "self-check",
-             {"bits": Param(4.5, "bits per value", 3, 16), "bw": Param(c.h100_bw, "TB/s", 1e12, 8e12, scale=1e12),
+             {"bits": Param(4.5, "bits per value", 3, 16), "bw": Param(c.h100_bw, "TB/s", scale=1e12),
               "params_b": Param(70, "billion parameters", 7, 400, integer=True), "bf16": Param(16, "bits")},
              lambda bits, bw, params_b, bf16: {"gain": Answer(bf16 / bits, "×"),
                                        "tok": Answer(quantization.decode_ceiling_at_bits_tok_s(params_b * 1e9, bits, bw), "tokens/s")},
@@ -65,15 +65,26 @@ def questions() -> list[Question]:
         _mc("rv_ch9_q5", KEY, "ch9-compute", "interview",
             ("Why does weight-only quantization speed up decode more than prefill?", "为什么只量化权重时，decode 得到的加速比预填充大？"),
             (("Decode is bandwidth-bound; prefill is compute-bound", "decode 受带宽限制，预填充受算力限制"),
-             ("Prefill does not use the weights", "预填充不用权重"), ("Decode uses FP4 Tensor Cores", "decode 用的是 FP4 Tensor Core")), 0,
+             ("It shrinks the KV cache, which only decode reads", "它缩小了 KV cache，而只有 decode 读 KV cache",
+              "That weight-only quantization shrinks the KV cache: the KV cache keeps its own format; only the weight "
+              "bytes shrink.", "以为只量化权重也会缩小 KV cache：KV cache 保持原来的格式，变小的只有权重字节。"),
+             ("Its kernels compute in low-bit arithmetic, which only decode uses", "它的 kernel 用低位宽运算，而只有 decode 用得上",
+              "That weight-only quantization does low-bit arithmetic: the weights are dequantized to BF16 before the "
+              "matmul, so the FLOP and their speed stay the same; only the bytes shrink.",
+              "以为只量化权重就是低位宽运算：权重在矩阵乘之前先反量化回 BF16，运算量和运算速度都不变，变少的只是字节。")), 0,
             ("Fewer weight bytes shorten a memory-bound step; prefill's matmuls are above the ridge, and dequantizing weights "
              "to BF16 does not reduce their FLOP.", "权重字节少了，访存受限的步骤就快了；预填充的矩阵乘在屋脊点以上，把权重反量化回 BF16 并不减少运算量。"),
             ("Which phase is below the ridge point?", "哪个阶段在屋脊点以下？")),
 
         _mc("rv_ch9_q6", KEY, "ch9-accuracy", "self-check",
             ("What do block scales (MXFP4, NVFP4) protect against?", "块缩放因子（MXFP4、NVFP4）防的是什么？"),
-            (("One outlier forcing a coarse scale on the whole tensor", "一个离群值逼得整个张量的缩放因子变大、量化变粗"),
-             ("Bit flips in memory", "内存中的位翻转"), ("Overflow of the accumulator", "累加器溢出")), 0,
+            (("Rounding error on every value", "每个值的舍入误差",
+              "That a scale removes rounding: every value still rounds to a low-bit code; a block scale only keeps the "
+              "steps fine for the values far from an outlier.", "以为缩放因子能消除舍入：每个值仍要舍入到低位宽的码值；块缩放因子只是让远离离群值的那些值保持精细的步长。"),
+             ("One outlier forcing a coarse scale on the whole tensor", "一个离群值逼得整个张量的缩放因子变大、量化变粗"),
+             ("Overflow of the accumulator", "累加器溢出",
+              "That scales guard the sums: the accumulator is a separate, wider format (FP32 in Tensor Cores); block "
+              "scales act on the stored values.", "以为缩放因子保护的是累加：累加器是另一种更宽的格式（Tensor Core 里是 FP32）；块缩放因子作用于存储的值。")), 1,
             ("With a scale per small block, an outlier only coarsens its own block; the rest keep fine steps.",
              "每个小块各有一个缩放因子，离群值只会让它所在的那一块变粗，其余块仍保持精细的量化步长。"),
             ("What does a single per-tensor scale have to cover?", "整个张量只用一个缩放因子时，它要覆盖什么？")),
