@@ -164,9 +164,10 @@ def strided_share_of_roof(stride: int, element_B: int = 4, sector_B: int = SECTO
 def gather_reuse_distance_B(n: int, stride: int, element_B: int = 4, sector_B: int = SECTOR_B) -> float:
     """Bytes of other sectors a gather ``in[(i*stride) % n]`` fetches before a sector's next float is read.
 
-    The float beside thread i's is read by thread i + n/stride; the n/stride threads between them
-    each fetch min(stride x element, sector) new bytes. Stride 2 and more (at stride 1 the neighbour
-    is in the same warp). 2^28 floats at stride 32: 256 MiB, far more than any L2.
+    With a stride that divides n every index read is a multiple of the stride: the floats between
+    are never read, and thread i + n/stride reads thread i's float again. The n/stride threads
+    between the two reads each fetch min(stride x element, sector) new bytes. Stride 2 and more
+    (at stride 1 nothing is read twice). 2^28 floats at stride 32: 256 MiB, far more than any L2.
 
     >>> gather_reuse_distance_B(1 << 28, 32) / 2**20, gather_reuse_distance_B(1 << 28, 8) / 2**30
     (256.0, 1.0)

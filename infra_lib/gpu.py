@@ -277,19 +277,27 @@ def h100_hierarchy() -> list[Level]:
 
 
 @_check.finite
-def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = 4, transaction_B: float = 32) -> float:
-    """Useful bandwidth when every element drags in its own memory transaction.
+def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = 4, transaction_B: float = 32,
+                        write_B: float = 0) -> float:
+    """Useful bandwidth when every element read drags in its own memory transaction.
 
     CUDA C++ Programming Guide: "if a 32-byte memory transaction is generated for each
     thread's 4-byte access, throughput is divided by 8": ceiling = bandwidth x element / 32.
+    A kernel that also writes ``write_B`` bytes per element, coalesced, moves max(element,
+    transaction) + write bytes for element + write useful ones: ceiling = bandwidth x (e + w) /
+    (max(e, t) + w). The course's strided benchmark reads one float and writes one (chapter 5
+    counts its bytes the same way).
 
     >>> strided_ceiling_Bps(4242e9) / 1e9
     530.25
+    >>> round(strided_ceiling_Bps(4242e9, write_B=4) / 1e9, 1)     # read scattered, write coalesced
+    942.7
     """
     b = _check.positive("coalesced_Bps", coalesced_Bps, "bytes/s")
     e = _check.positive("element_B", element_B, "bytes")
     t = _check.positive("transaction_B", transaction_B, "bytes")
-    return b * min(1.0, e / t)
+    w = _check.non_negative("write_B", write_B, "bytes")
+    return b * (e + w) / (max(e, t) + w)
 
 
 @_check.finite

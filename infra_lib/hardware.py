@@ -633,7 +633,7 @@ def usable_memory_B(device: str) -> UsableMemory:
     The total CUDA reports (``cudaMemGetInfo``, ``totalGlobalMem``) where the registry holds it
     as ``cuda_visible_B`` (basis "measured" or "reported", its kind); otherwise the datasheet's
     nominal binary capacity (:func:`nominal_memory_B`, basis "nominal"), an upper bound: CUDA
-    reports a little less (the driver, ECC and reserved memory keep some back; 0.9% on the
+    reports a little less (the driver and the memory it reserves keep some back; 0.9% on the
     measured H200). Engines then use only a share of it (``infra_lib.planner``).
 
     >>> m = usable_memory_B("h200_sxm"); m.value_B, m.basis
