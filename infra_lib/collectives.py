@@ -214,8 +214,10 @@ def busbw_Bps(collective: str, algbw: float, ranks: int) -> float:
 class HierarchicalAllReduce:
     """The three phases of a two-level all-reduce, in seconds: their sum, and the pipelined time.
 
-    ``time_s`` runs the phases one after the other. NCCL cuts the buffer into chunks and
-    pipelines them, so while one chunk crosses the network the next is reduced over NVLink:
+    ``time_s`` runs the phases one after the other. Cut into chunks and pipelined (as NCCL
+    pipelines chunks within each of its algorithms; NCCL itself has no reduce-scatter,
+    all-reduce, all-gather hierarchy: across nodes it runs multi-channel rings and trees, NVLS-tree
+    and CollNet), while one chunk crosses the network the next is reduced over NVLink:
     the two NVLink phases share the GPU's NVLink and the network phase runs on the NICs at the
     same time, and ``pipelined_s`` = max(reduce-scatter + all-gather, inter-node) is the
     large-message limit (pipeline fill left out).
@@ -350,8 +352,8 @@ def multilevel_all_reduce_s(size_B: float, levels: Sequence[tuple[int, float]], 
     level out, beta_i being what one rank can push at that level (its NVLink inside a node, its
     share of the node's egress beyond). Level i works on S_i = S / (n_1 ... n_(i-1)) bytes and
     costs t_i = 2 (n_i - 1)/n_i x S_i / beta_i (its reduce-scatter and its all-gather, or the
-    top level's all-reduce). Run one after the other the time is sum_i t_i; pipelined, as NCCL
-    runs chunks through the levels, it is max_i t_i: How to Scale Your Model's
+    top level's all-reduce). Run one after the other the time is sum_i t_i; pipelined in chunks
+    through the levels (as NCCL pipelines chunks within each algorithm), it is max_i t_i: How to Scale Your Model's
     T = bytes x max_i (D_i - 1) / (D_i x S_(i-1) x W_i), written for a reduce-scatter
     ("How to Think About GPUs", "Cross-node collectives"). Latency is left out.
 

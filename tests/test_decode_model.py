@@ -24,8 +24,21 @@ def test_weight_bytes_match_the_runs_bytes_min():
 
 
 def test_elementwise_by_hand():
-    # (10 x 4096 + 3 x 14336 + 4 x 8 x 128) x 2 bytes x 32 layers
-    assert dm.elementwise_B(1) == (40960 + 43008 + 4096) * 2 * 32
+    # eager SwiGLU: silu (read F, write F) then the product (read 2F, write F) = 5F
+    # (10 x 4096 + 5 x 14336 + 4 x 8 x 128) x 2 bytes x 32 layers
+    assert dm.elementwise_B(1) == (40960 + 71680 + 4096) * 2 * 32
+
+
+def test_prefill_adds_the_attention_output_copy():
+    # a.transpose(1, 2).reshape copies d values per token and layer: read and write, 2 bytes each
+    p = 2000
+    assert dm.elementwise_B(p, prefill=True) - dm.elementwise_B(p) == p * 32 * 2 * 4096 * 2
+    assert dm.prefill_work(p).elementwise_B == dm.elementwise_B(p, prefill=True)
+
+
+def test_prefill_flag_must_be_a_bool():
+    with pytest.raises(TypeError, match="prefill"):
+        dm.elementwise_B(10, prefill=1)
 
 
 def test_batch_one_by_hand():
