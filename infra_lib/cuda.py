@@ -22,6 +22,8 @@ from typing import NamedTuple
 from . import _check, measurements, units
 
 SECTOR_B = 32
+SMEM_BANKS = 32
+"""Shared-memory banks per SM, 4 bytes wide (CUDA C++ Programming Guide, "Shared Memory")."""
 DRAM_FETCH_B = 64
 """A hypothesis, not a datasheet value: the unit HBM may be read in (two sectors), which fits the H200
 gather's drop from stride 8 to 16 (chapter 5). ``cudaLimitMaxL2FetchGranularity`` (CUDA Runtime API)
@@ -497,3 +499,182 @@ def measured_matmul_peaks_flop_s(run: str = measurements.RUN) -> dict[str, float
     """The measured large (8192^3) matmul rates on the H200: {'bf16': ..., 'fp8': ...} in FLOP/s."""
     d = measurements.load(run, name="ladder")
     return {"bf16": float(d["bf16_TFLOPs"] * 1e12), "fp8": float(d["fp8_TFLOPs"] * 1e12)}
+
+
+# ---- online softmax, register tiles, shared-memory banks, reductions, FP32 lanes ----------------
+
+@_check.finite
+def online_softmax(blocks: Sequence[Sequence[float]]) -> tuple[float, float]:
+    """The running max m and sum l of exp(x - m) over blocks of scores, as FlashAttention keeps them.
+
+    For each block: m' = max(m, max x), l' = l exp(m - m') + sum exp(x - m'); the partial output is
+    rescaled by the same exp(m - m'). Equation eq-online-softmax in chapter 5. The result equals the
+    max and the normalizer of softmax over all the scores at once, without holding them together.
+
+    >>> m, l = online_softmax([[1.0, 3.0], [2.0, 5.0]])
+    >>> m, round(l, 6)
+    (5.0, 1.203438)
+    """
+    if not blocks or any(len(b) == 0 for b in blocks):
+        raise ValueError("blocks must be a non-empty sequence of non-empty blocks of scores")
+    m, total = -math.inf, 0.0
+    for blk in blocks:
+        xs = [_check.number("score", x, "") for x in blk]
+        m_new = max(m, max(xs))
+        total = total * math.exp(m - m_new) + sum(math.exp(x - m_new) for x in xs)
+        m = m_new
+    return m, total
+
+
+@_check.finite
+def smem_loads_per_fma(thread_m: int, thread_n: int) -> float:
+    """Shared-memory loads per FMA of a thread computing a thread_m x thread_n block of outputs.
+
+    Each step of k loads thread_m elements of A and thread_n of B into registers and does
+    thread_m x thread_n FMAs: (TM + TN) / (TM TN). One output per thread: 2; 8 x 8: 0.25. The
+    intensity against shared memory is :func:`tile_intensity` one level down (register tiling).
+
+    >>> smem_loads_per_fma(1, 1), smem_loads_per_fma(8, 1), smem_loads_per_fma(8, 8)
+    (2.0, 1.125, 0.25)
+    """
+    m = _check.count("thread_m", thread_m, "outputs")
+    n = _check.count("thread_n", thread_n, "outputs")
+    return (m + n) / (m * n)
+
+
+@_check.finite
+def smem_bound_fraction(thread_m: int, thread_n: int, fp32_lanes: int, banks: int = SMEM_BANKS,
+                        element_B: float = 4) -> float:
+    """The share of the FP32 peak shared-memory bandwidth allows a register-tiled FP32 kernel, at most 1.
+
+    Per SM and clock the banks deliver banks x 4 bytes (``banks`` words) and the lanes need
+    loads-per-FMA x lanes words: share = min(1, banks / (lanes x loads per FMA)) when every load is a
+    distinct word (no broadcast). 128 lanes, one output per thread: 1/8; 8 x 8 outputs: all of it.
+
+    >>> smem_bound_fraction(1, 1, 128), smem_bound_fraction(8, 8, 128)
+    (0.125, 1.0)
+    """
+    words = _check.count("banks", banks, "banks") * 4 / _check.positive("element_B", element_B, "bytes")
+    need = _check.count("fp32_lanes", fp32_lanes, "lanes") * smem_loads_per_fma(thread_m, thread_n)
+    return min(1.0, words / need)
+
+
+@_check.finite
+def smem_bank(address_B: int, banks: int = SMEM_BANKS, bank_B: int = 4) -> int:
+    """The shared-memory bank of a byte address: (address / bank bytes) mod banks.
+
+    CUDA C++ Programming Guide, "Shared Memory": successive 32-bit words go to successive banks.
+
+    >>> smem_bank(0), smem_bank(4), smem_bank(128), smem_bank(132)
+    (0, 1, 0, 1)
+    """
+    a = _check.count("address_B", address_B, "bytes", minimum=0)
+    return (a // _check.count("bank_B", bank_B, "bytes")) % _check.count("banks", banks, "banks")
+
+
+@_check.finite
+def bank_conflict_degree(addresses_B: Sequence[int], banks: int = SMEM_BANKS, bank_B: int = 4) -> int:
+    """How many shared-memory wavefronts a warp's access needs: the most distinct words in one bank.
+
+    Lanes reading the same word share it (broadcast); distinct words in one bank are served one after
+    another. 1 means conflict-free.
+
+    >>> bank_conflict_degree([4 * i for i in range(32)]), bank_conflict_degree([128 * i for i in range(32)])
+    (1, 32)
+    """
+    if not addresses_B:
+        raise ValueError("addresses_B must hold at least one address")
+    words: dict[int, set[int]] = {}
+    for a in addresses_B:
+        a = _check.count("address_B", a, "bytes", minimum=0)
+        words.setdefault(smem_bank(a, banks, bank_B), set()).add(a // bank_B)
+    return max(len(w) for w in words.values())
+
+
+@_check.finite
+def column_addresses_B(rows: int, row_elements: int, column: int = 0, element_B: int = 4) -> list[int]:
+    """Byte addresses of one column of a row-major tile ``tile[rows][row_elements]``, one lane per row.
+
+    A 32 x 32 float tile (``[T][T]``) puts every element of a column in one bank; ``[T][T+1]`` (one
+    float of padding per row) moves each row one bank along.
+
+    >>> bank_conflict_degree(column_addresses_B(32, 32)), bank_conflict_degree(column_addresses_B(32, 33))
+    (32, 1)
+    """
+    r = _check.count("rows", rows, "rows")
+    w = _check.count("row_elements", row_elements, "elements")
+    c = _check.count("column", column, "", minimum=0)
+    if c >= w:
+        raise ValueError(f"column must be below row_elements ({w}), got {c}")
+    e = _check.count("element_B", element_B, "bytes")
+    return [(i * w + c) * e for i in range(r)]
+
+
+class _Reduction(NamedTuple):
+    shuffle_steps: int
+    block_steps: int
+    blocks: int
+    atomics: int
+
+
+class Reduction(_Reduction):
+    """Steps and atomics of a sum of n values (a tuple): warp shuffles, the block's tree, one atomic per block."""
+    __slots__ = ()
+
+    def __new__(cls, shuffle_steps: int, block_steps: int, blocks: int, atomics: int) -> "Reduction":
+        return super().__new__(cls, _check.count("shuffle_steps", shuffle_steps, "steps", minimum=0),
+                               _check.count("block_steps", block_steps, "steps", minimum=0),
+                               _check.count("blocks", blocks, "blocks"), _check.count("atomics", atomics, "atomics"))
+
+    def __init__(self, shuffle_steps: int, block_steps: int, blocks: int, atomics: int) -> None:
+        pass
+
+
+@_check.finite
+def reduction(n: int, threads_per_block: int = 256, blocks: int | None = None, warp_size: int = 32) -> Reduction:
+    """A sum of n values: a warp-shuffle tree, then the block's warps, then one atomicAdd per block.
+
+    Each warp halves its partial sums with ``__shfl_down_sync`` log2(warp) times; the block's
+    warp sums go through shared memory to one warp, log2(warps per block) more steps; one lane per
+    block adds its sum into the result with ``atomicAdd``. ``blocks=None`` gives every thread one value
+    (ceil(n / threads) blocks); a fixed grid with a grid-stride loop needs only ``blocks`` atomics.
+
+    >>> reduction(1 << 20)
+    Reduction(shuffle_steps=5, block_steps=8, blocks=4096, atomics=4096)
+    >>> reduction(1 << 20, blocks=264).atomics
+    264
+    """
+    nn = _check.count("n", n, "values")
+    t = _check.count("threads_per_block", threads_per_block, "threads")
+    w = _check.count("warp_size", warp_size, "threads")
+    if t % w or w & (w - 1) or (t // w) & (t // w - 1):
+        raise ValueError(f"threads_per_block must be a power-of-two number of warps of {w}, got {t}")
+    nb = grid_blocks(nn, t) if blocks is None else _check.count("blocks", blocks, "blocks")
+    shuffle = w.bit_length() - 1
+    return Reduction(shuffle, shuffle + (t // w).bit_length() - 1, nb, nb)
+
+
+@_check.finite
+def fp32_lanes(sm_count: int, lanes_per_sm: int) -> int:
+    """FP32 lanes ("CUDA cores") of a GPU: SMs x FP32 lanes per SM. H100 SXM5: 132 x 128 = 16,896.
+
+    >>> fp32_lanes(132, 128)
+    16896
+    """
+    return _check.count("sm_count", sm_count, "SMs") * _check.count("lanes_per_sm", lanes_per_sm, "lanes")
+
+
+@_check.finite
+def bytes_in_flight_per_thread_B(elements_per_load: int, loads_per_thread: int = 2, element_B: int = 4,
+                                 unroll: int = 1) -> float:
+    """Bytes one thread has on its way: loads issued before the first is used x elements x bytes.
+
+    The vector add's thread issues its two loads (a and b) before the add: 8 bytes with floats,
+    32 with float4; a grid-stride loop unrolled u times issues u such pairs.
+
+    >>> bytes_in_flight_per_thread_B(1), bytes_in_flight_per_thread_B(4), bytes_in_flight_per_thread_B(4, unroll=2)
+    (8.0, 32.0, 64.0)
+    """
+    return float(_check.count("elements_per_load", elements_per_load, "elements")
+                 * _check.count("loads_per_thread", loads_per_thread, "loads")
+                 * _check.count("element_B", element_B, "bytes") * _check.count("unroll", unroll, "iterations"))

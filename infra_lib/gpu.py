@@ -25,6 +25,8 @@ TEACHING_HBM_LATENCY_S = 600e-9
 
 REGISTER_B = 4          # one register: 32 bits (the registry counts 32-bit registers per SM)
 FMA_OPERANDS = 3        # an FMA a x b + c reads three registers
+FLOAT_B = 4             # one float32 element, as the H200's strided benchmark reads and writes
+TRANSACTION_B = 32      # one memory transaction (sector), the CUDA C++ Programming Guide's 32 bytes
 
 
 # ---- warps and divergence ----------------------------------------------------------------
@@ -277,7 +279,7 @@ def h100_hierarchy() -> list[Level]:
 
 
 @_check.finite
-def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = 4, transaction_B: float = 32,
+def strided_ceiling_Bps(coalesced_Bps: float, element_B: float = FLOAT_B, transaction_B: float = TRANSACTION_B,
                         write_B: float = 0) -> float:
     """Useful bandwidth when every element read drags in its own memory transaction.
 

@@ -275,3 +275,41 @@ WORKED_EXAMPLES = (
     ("Programming Guide, Multiprocessor Level: 512 threads, 64 registers, two blocks", 512, 64, 0, "6.0", 32),
     ("Programming Guide, Multiprocessor Level: one register more, one block", 512, 65, 0, "6.0", 16),
 )
+
+
+@_check.finite
+def max_registers_for_occupancy(threads_per_block: int, target_occupancy: float, smem_B: float = 0,
+                                cc: str = "9.0") -> int:
+    """The most registers per thread a kernel may use and still reach ``target_occupancy``.
+
+    The inverse of :func:`occupancy`: occupancy falls in steps as registers grow, so this is the
+    largest r with occupancy(threads, r, smem) >= target, what ``__launch_bounds__`` or
+    ``-maxrregcount`` must hold the compiler to. An error if no register count reaches the target
+    (the warps, shared memory or block limits stop it first). Used in chapter 5.
+
+    256-thread blocks at 50% occupancy on CC 9.0 (32 of 64 warps, 4 blocks): 64 registers; 100%: 32.
+
+    >>> max_registers_for_occupancy(256, 0.5), max_registers_for_occupancy(256, 1.0)
+    (64, 32)
+    """
+    lim = limits(cc)
+    target = _check.fraction("target_occupancy", target_occupancy)
+    if target <= 0:
+        raise ValueError(f"target_occupancy must be above 0, got {target:g}")
+    best = 0
+    for r in range(1, lim.max_registers_per_thread + 1):
+        try:
+            o = occupancy(threads_per_block, r, smem_B, cc)
+        except ValueError as err:
+            if "would not launch" in str(err):
+                break
+            raise
+        if o.occupancy + 1e-12 < target:
+            break
+        best = r
+    if best == 0:
+        reached = occupancy(threads_per_block, 1, smem_B, cc)
+        raise ValueError(f"target_occupancy = {target:g} is out of reach for threads_per_block = {threads_per_block} "
+                         f"and smem_B = {smem_B:g} on compute capability {cc}: even 1 register per thread gives "
+                         f"{reached.occupancy:.3g}, limited by {reached.limiter}")
+    return best

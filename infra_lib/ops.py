@@ -8,6 +8,7 @@ which reaches less than the peak rates: on the H200 the 8192 x 8192 matmul at M 
 against 28.1 us for the no-overlap time at the datasheet's peaks. Williams, Waterman and Patterson (2009),
 "Roofline"; How to Scale Your Model, "All About Rooflines". Used in chapter 6.
 """
+import math
 from dataclasses import dataclass
 
 from . import _check, roofline
@@ -144,3 +145,63 @@ def time_sum_s(op: Op, peak_flop_s: float, mem_bw_Bps: float) -> float:
     op = _check.instance("op", op, Op)
     return (op.flops / _check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
             + op.moved_B / _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s"))
+
+
+@_check.finite
+def attention_standard(seq: int, head_dim: int, heads: int = 1, batch: int = 1,
+                       bytes_per_element: float = 2.0) -> Op:
+    """Attention softmax(Q K^T) V computed the standard way, the T x T scores kept in HBM.
+
+    FLOPs = 4 B H T^2 d (Q K^T and P V, 2 FLOPs per multiply-add; the softmax's few FLOPs per score
+    are not counted); bytes = B H b (4 T d + 4 T^2): Q, K and V read and O written once, and the
+    score matrix S written, read back for the softmax, its result P written and read back for P V.
+    The intensity T d / (b (T + d)) never reaches d / b. Equation eq-attn-standard in chapter 5;
+    Dao et al. (2022), FlashAttention, section 2.2 (Algorithm 0).
+
+    T = 4096, d = 128, BF16: bytes 4 x 4096 x 128 x 2 + 4 x 4096^2 x 2 = 138 MB per head.
+
+    >>> op = attention_standard(4096, 128)
+    >>> op.moved_B / 1e6, round(op.intensity, 1)
+    (138.412032, 62.1)
+    """
+    t = _check.count("seq", seq, "tokens")
+    d = _check.count("head_dim", head_dim, "")
+    bh = _check.count("batch", batch, "sequences") * _check.count("heads", heads, "heads")
+    b = _check.positive("bytes_per_element", bytes_per_element, "bytes")
+    return Op(4.0 * bh * t * t * d, bh * b * (4.0 * t * d + 4.0 * t * t))
+
+
+@_check.finite
+def attention_tiled(seq: int, head_dim: int, block_q: int | None = None, heads: int = 1, batch: int = 1,
+                    bytes_per_element: float = 2.0) -> Op:
+    """Attention computed tile by tile with an online softmax (FlashAttention): no T x T matrix in HBM.
+
+    Each tile of ``block_q`` query rows reads its Q tile once, streams all of K and V through shared
+    memory, and writes its O tile once: bytes = B H b (2 T d + 2 T d ceil(T / B_q)) when every pass over
+    K and V comes from HBM. ``block_q=None`` counts K and V once per head, as when the L2 serves the
+    query tiles' repeated reads: bytes = 4 B H T d b and the intensity is T / b, whatever d.
+    FLOPs as :func:`attention_standard`. Equation eq-attn-tiled in chapter 5; Dao et al. (2022), section 3.
+
+    >>> attention_tiled(4096, 128).intensity, attention_tiled(4096, 128, 128).intensity
+    (2048.0, 124.12121212121212)
+    """
+    t = _check.count("seq", seq, "tokens")
+    d = _check.count("head_dim", head_dim, "")
+    passes = 1 if block_q is None else -(-t // _check.count("block_q", block_q, "rows"))
+    bh = _check.count("batch", batch, "sequences") * _check.count("heads", heads, "heads")
+    b = _check.positive("bytes_per_element", bytes_per_element, "bytes")
+    return Op(4.0 * bh * t * t * d, bh * b * (2.0 * t * d + 2.0 * t * d * passes))
+
+
+@_check.finite
+def attention_tiled_ridge_seq(ridge_flop_per_B: float, bytes_per_element: float = 2.0) -> int:
+    """The shortest sequence at which tiled attention, K and V read once per head, reaches a ridge point.
+
+    Its intensity is T / b (:func:`attention_tiled` with ``block_q=None``), so T = ceil(ridge x b).
+    The H200's BF16 ridge of 206 FLOP/byte: 413 tokens.
+
+    >>> attention_tiled_ridge_seq(206.1), attention_tiled_ridge_seq(295.2)
+    (413, 591)
+    """
+    return math.ceil(_check.positive("ridge_flop_per_B", ridge_flop_per_B, "FLOP per byte")
+                     * _check.positive("bytes_per_element", bytes_per_element, "bytes"))

@@ -107,3 +107,45 @@ def test_measurements():
     assert pk["bf16"] == pytest.approx(775.3e12, rel=1e-3) and pk["fp8"] == pytest.approx(1391.8e12, rel=1e-3)
     pts = cuda.measured_matmul_roofline()
     assert pts[0].m == 1 and pts[-1].m == 8192
+
+
+# ---- online softmax, register tiles, banks, reductions, lanes -----------------------------------
+
+import math as _math
+
+from hypothesis import given as _given, strategies as _st
+
+
+@_given(_st.lists(_st.lists(_st.floats(-50, 50), min_size=1, max_size=8), min_size=1, max_size=8))
+def test_online_softmax_equals_the_direct_max_and_normalizer(blocks):
+    flat = [x for b in blocks for x in b]
+    m, l = cuda.online_softmax(blocks)
+    assert m == max(flat)
+    assert l == pytest.approx(sum(_math.exp(x - m) for x in flat), rel=1e-12)
+
+
+def test_register_tiling_loads_and_the_shared_memory_roof():
+    assert cuda.smem_loads_per_fma(4, 4) == 8 / 16
+    assert cuda.smem_bound_fraction(1, 1, 128) == 32 / (128 * 2)         # 32 words a clock, 256 wanted
+    assert cuda.smem_bound_fraction(8, 8, 128) == 1.0
+
+
+def test_bank_conflicts_of_a_transposed_tile():
+    for t in (8, 16, 24, 32, 33, 34):            # row i of [32][t] starts i t words in: gcd(t, 32) lanes per bank
+        assert cuda.bank_conflict_degree(cuda.column_addresses_B(32, t)) == _math.gcd(t, 32)
+    assert cuda.bank_conflict_degree(cuda.column_addresses_B(32, 33, 5)) == 1
+    assert cuda.bank_conflict_degree([0] * 32) == 1                        # one word: a broadcast
+    assert {cuda.smem_bank(a) for a in cuda.column_addresses_B(32, 33)} == set(range(32))
+
+
+def test_reduction_counts():
+    r = cuda.reduction(1000, 128)
+    assert (r.shuffle_steps, r.block_steps, r.blocks, r.atomics) == (5, 7, 8, 8)
+    assert 2 ** cuda.reduction(1 << 24, 1024).block_steps == 1024
+    with pytest.raises(ValueError, match="threads_per_block"):
+        cuda.reduction(100, 96)
+
+
+def test_lanes_and_bytes_in_flight():
+    assert cuda.fp32_lanes(2, 3) == 6
+    assert cuda.bytes_in_flight_per_thread_B(4, 2, 4, 3) == 4 * 2 * 4 * 3

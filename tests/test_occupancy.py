@@ -149,3 +149,29 @@ def test_mean_registers_of_a_warp_specialized_block():
     assert occ.mean_registers_per_thread([(64, 100)]) == 100
     with pytest.raises(ValueError, match="groups"):
         occ.mean_registers_per_thread([])
+
+
+# ---- the inverse question: most registers for a target occupancy -----------------------------------
+
+@pytest.mark.parametrize("threads, target, smem", [(256, 0.5, 0), (128, 0.25, 0), (384, 0.1875, 0),
+                                                   (256, 0.25, 40 * 1024), (1024, 0.5, 0), (64, 0.9, 0)])
+def test_max_registers_reaches_the_target_and_one_more_does_not(threads, target, smem):
+    r = occ.max_registers_for_occupancy(threads, target, smem)
+    assert occ.occupancy(threads, r, smem).occupancy >= target
+    if r < 255:
+        try:
+            assert occ.occupancy(threads, r + 1, smem).occupancy < target
+        except ValueError as err:                      # one more register and the block would not launch
+            assert "would not launch" in str(err)
+
+
+def test_max_registers_by_hand():
+    # 50% of 64 warps with 256-thread blocks: 4 blocks, 32 warps; 65,536 / 32 warps = 2,048 per warp = 64 x 32
+    assert occ.max_registers_for_occupancy(256, 0.5) == 65536 // 32 // 32
+
+
+def test_max_registers_refuses_an_unreachable_target():
+    with pytest.raises(ValueError, match="target_occupancy"):
+        occ.max_registers_for_occupancy(256, 1.0, 100 * 1024)      # two blocks of shared memory at most
+    with pytest.raises(ValueError, match="target_occupancy"):
+        occ.max_registers_for_occupancy(256, 0)

@@ -53,3 +53,36 @@ def test_bound_names_bad_roofs():
         ops.Op(1000, 1).bound(0, 1)
     with pytest.raises(ValueError, match="mem_bw_Bps"):
         ops.Op(1000, 1).bound(1000, -1)
+
+
+# ---- attention: standard (scores in HBM) against tiled (FlashAttention) -------------------------
+
+def test_attention_standard_counts_qkv_o_and_four_passes_over_the_scores():
+    t, d = 10, 4                                   # by hand: Q, K, V, O = 4 t d; S, P written and read = 4 t^2
+    op = ops.attention_standard(t, d, bytes_per_element=1)
+    assert op.moved_B == 4 * t * d + 4 * t * t and op.flops == 2 * (2 * t * t * d)
+
+
+@given(st.integers(1, 4096), st.sampled_from([64, 128, 256]))
+def test_attention_standard_intensity_stays_below_d_over_b(t, d):
+    assert ops.attention_standard(t, d).intensity < d / 2
+
+
+@given(st.integers(1, 8192), st.sampled_from([64, 128]), st.sampled_from([64, 128, 256]))
+def test_tiled_attention_moves_no_more_than_standard_and_once_is_least(t, d, bq):
+    std, tiled, once = ops.attention_standard(t, d), ops.attention_tiled(t, d, bq), ops.attention_tiled(t, d)
+    assert once.moved_B <= tiled.moved_B and once.flops == tiled.flops == std.flops
+    if bq >= d:
+        assert tiled.moved_B <= std.moved_B
+
+
+def test_tiled_attention_once_intensity_is_t_over_b_and_the_ridge_crossing():
+    assert ops.attention_tiled(1000, 128, heads=8, batch=3).intensity == pytest.approx(1000 / 2)
+    for ridge in (206.1, 295.2, 64.0):
+        t = ops.attention_tiled_ridge_seq(ridge)
+        assert ops.attention_tiled(t, 128).intensity >= ridge > ops.attention_tiled(t - 1, 128).intensity
+
+
+def test_attention_rejects_bad_block():
+    with pytest.raises(ValueError, match="block_q"):
+        ops.attention_tiled(100, 64, 0)
