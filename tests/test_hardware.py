@@ -744,3 +744,48 @@ def test_usable_memory_falls_back_to_nominal_and_says_so():
 def test_usable_memory_of_an_entry_without_capacity_is_named():
     with pytest.raises(hw.UnknownNameError, match="gh100_die.*memory capacity"):
         hw.nominal_memory_B("gh100_die")
+
+
+# ---- meaning: ranges, names and cross-checks ---------------------------------------------
+
+def test_every_unit_has_a_plausible_range_and_every_count_is_a_unit():
+    assert set(hw.UNIT_RANGES) == set(hw.UNITS)
+    assert all(lo < hi for lo, hi in hw.UNIT_RANGES.values())
+    assert hw.COUNT_UNITS <= hw.UNITS
+
+
+def test_every_spec_lies_in_its_range_and_matches_its_name():
+    for s in hw.all_specs():
+        lo, hi = hw.UNIT_RANGES[s.unit]
+        assert s.value == 0 and s.name in hw.ZERO_OK or lo <= s.value <= hi, (s.device, s.name)
+        allowed = hw._units_for(s.name)
+        assert allowed is None or s.unit in allowed, (s.device, s.name, s.unit)
+
+
+@pytest.mark.parametrize("date, ok", [("2023", True), ("2023-05", True), ("2020-08-26", True),
+                                      ("accessed 2026", True), ("2025-08-22, updated 2025-09-24", True),
+                                      ("sometime", False), ("2023-13", False), ("2023-02-30", False),
+                                      ("23-05", False), ("2023/05", False)])
+def test_source_dates(date, ok):
+    assert (hw._date_problem(date) is None) == ok
+
+
+def test_a_cross_check_finding_names_both_values_and_their_sources():
+    h = {s.name: s for s in hw.entry("h100_sxm5").specs.values()}
+    wrong = hw.Spec(**{**h["mem_bw_Bps"].__dict__, "value": 4.8e12})
+    found = hw._cross_check_entry({**h, "mem_bw_Bps": wrong})
+    assert [f.check for f in found] == ["hbm_bandwidth"]
+    f = found[0]
+    derived = 5 * 1024 * 2619e6 * 2 / 8                # the whitepaper's parts, multiplied here
+    assert f.derived == pytest.approx(derived) and f.gap == pytest.approx(4.8e12 / derived - 1)
+    msg = f.message()
+    for part in ("nvidia_hopper.toml", "h100_sxm5.mem_bw_Bps", "4.8e+12", f"{derived:g}", "h100_wp_v104",
+                 "jedec_hbm3", "hbm_stacks"):
+        assert part in msg, part
+    assert not f.explained
+    caveated = hw.Spec(**{**wrong.__dict__, "caveats": ("cross-check hbm_bandwidth: a test",)})
+    assert hw._cross_check_entry({**h, "mem_bw_Bps": caveated})[0].explained
+
+
+def test_cross_checks_are_within_tolerance_on_the_registry():
+    assert [f for f in hw.cross_checks() if not f.explained] == []
