@@ -274,3 +274,25 @@ def test_the_equation_finder_reads_numbers_and_references():
             '<a class="reference internal" href="#equation-eq-x">Eq. (6.2)</a> and '
             '<a class="reference internal" href="04_generations.html#equation-eq-y"><span class="std std-ref">式 (4.1)</span></a>')
     assert equation_numbers_and_references(page) == (["6.2"], ["Eq. (6.2)", "式 (4.1)"])
+
+
+# A count printed with 万 or 亿 ("42 万") is a Chinese number: no space between it and the measure
+# word or the character after it ("42 万个 token", "80.3 亿和 706 亿"), unlike a digit before a character.
+WAN_YI_SPACE = re.compile(r"\d+(?:\.\d+)? ?[万亿]+ (?=[\u4e00-\u9fff])")
+
+
+def test_the_wan_yi_finder():
+    assert WAN_YI_SPACE.findall("要 42 万 个 token，80.3 亿和") == ["42 万 "]
+    assert not WAN_YI_SPACE.search("42 万个 token，2,048 个 token")
+
+
+@pytest.mark.build
+def test_no_space_after_wan_or_yi_in_the_chinese_edition(strict_build):
+    assert strict_build.returncode == 0, strict_build.summary()
+    found = {}
+    for page in sorted((course.SITE / "zh" / "notebooks" / "zh").glob("*.html")):
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+        hits = WAN_YI_SPACE.findall(text)
+        if hits:
+            found[page.name] = hits[:5]
+    assert not found, found
