@@ -21,6 +21,7 @@ Chapter 4 compares the GPUs the registry marks ``compared = true`` (:func:`compa
 oldest first), one :class:`GenerationRow` each (:func:`comparison_rows`); the cells of its
 spec table, each value with its kind, are :mod:`infra_lib.specsheet`'s.
 """
+import math
 from dataclasses import dataclass
 
 from . import _check, hardware, memory, roofline, specsheet
@@ -312,3 +313,151 @@ def flop_per_joule(device: str, fmt: str = "bf16") -> float:
     if not (peak.known and power.known):
         raise KeyError(f"device {device!r} lacks a dense {fmt} peak or a power figure in the registry")
     return peak.value / _check.positive("power_W", power.value, "W")
+
+
+# ---- chapter 4: the scale-up domain, FP8 accumulation, the SFU, the L2 ---------------------
+
+@_check.finite
+def largest_group_in_domain(units: int, domain_gpus: int) -> int:
+    """The largest parallel degree that divides ``units`` and fits in one scale-up domain.
+
+    ``units`` is what the degree must divide: the KV heads for tensor parallelism (each GPU holds
+    whole heads, :func:`infra_lib.planner.valid_tensor_parallel`), the experts for expert
+    parallelism (each GPU holds whole experts). A group inside the domain talks over NVLink; a
+    larger one crosses the network. Llama-3-70B (8 KV heads) in an 8-GPU node or a 72-GPU rack:
+    8 both times; 256 experts in a 72-GPU rack: 64.
+
+    >>> largest_group_in_domain(8, 8), largest_group_in_domain(8, 72), largest_group_in_domain(256, 72)
+    (8, 8, 64)
+    """
+    u = _check.count("units", units, "heads or experts")
+    g = _check.count("domain_gpus", domain_gpus, "GPUs")
+    return max(d for d in range(1, min(u, g) + 1) if u % d == 0)
+
+
+@_check.finite
+def all_to_all_s(size_B: float, ranks: int, domain_gpus: int, nvlink_Bps: float, network_Bps: float) -> float:
+    """Time of an all-to-all among ``ranks`` GPUs packed ``domain_gpus`` to a scale-up domain.
+
+    Each GPU holds ``size_B`` and sends size_B / ranks to every other GPU (expert parallelism's
+    dispatch). Of its bytes, (g - 1) / N stay in its domain (g = min(domain_gpus, ranks)) and go
+    over NVLink at ``nvlink_Bps``; (N - g) / N cross the network at ``network_Bps``. Both bandwidths
+    are per GPU and per direction; the two parts run at once, so
+
+        t = max((g - 1) / N / nvlink_Bps, (N - g) / N / network_Bps) x size_B.
+
+    64 GPUs, 1 GB each: in one 72-GPU NVLink domain at 900 GB/s, 63/64 GB / 900 GB/s = 1.09 ms;
+    on 8-GPU nodes with 50 GB/s of network per GPU, 56/64 GB / 50 GB/s = 17.5 ms.
+
+    >>> round(all_to_all_s(1e9, 64, 72, 900e9, 50e9) * 1e3, 2), round(all_to_all_s(1e9, 64, 8, 450e9, 50e9) * 1e3, 2)
+    (1.09, 17.5)
+    """
+    size = _check.positive("size_B", size_B, "bytes")
+    n = _check.count("ranks", ranks, "GPUs")
+    g = min(_check.count("domain_gpus", domain_gpus, "GPUs"), n)
+    inside = (g - 1) / n * size / _check.positive("nvlink_Bps", nvlink_Bps, "bytes/s")
+    across = (n - g) / n * size / _check.positive("network_Bps", network_Bps, "bytes/s")
+    return max(inside, across)
+
+
+FP32_SIGNIFICAND_BITS = 24
+"""Significand bits of FP32 (23 stored + the implicit one): the accumulator DeepSeek-V3 promotes to."""
+
+DEEPSEEK_PROMOTION_INTERVAL = 128
+"""N_C: elements accumulated on the Tensor Cores before the partial sum is promoted to FP32 on the
+CUDA cores ('setting N_C = 128 elements, equivalent to 4 WGMMAs'; DeepSeek-V3 technical report,
+arXiv:2412.19437, section 3.3.2). A software choice, not a hardware limit."""
+
+DEEPSEEK_ERROR_K = 4096
+"""The inner dimension of DeepSeek-V3's accumulation test (section 3.3.2: 'GEMM operations of two
+random matrices with K = 4096'), at which the registry's ``gh100_die.fp8_gemm_max_rel_error`` was seen."""
+
+
+@_check.finite
+def accumulation_error_bound(k: int, retained_bits: int, promote_every: int = 0,
+                             high_bits: int = FP32_SIGNIFICAND_BITS, statistical: bool = False) -> float:
+    """Relative error scale of a K-term sum in an accumulator that keeps ``retained_bits``.
+
+    Each addition rounds to p bits, a relative error of at most u = 2^-p, so a sum of n terms errs
+    by at most about (n - 1) u of the sum of magnitudes (the classical bound, Higham, *Accuracy and
+    Stability of Numerical Algorithms*, 2002, section 4.2); with errors of random sign the typical
+    error grows as sqrt(n - 1) u instead (``statistical=True``). With ``promote_every`` = N_C > 0
+    the low-precision accumulator only ever sums N_C terms and the ceil(K / N_C) partial sums are
+    added in ``high_bits`` (FP32): (N_C - 1) 2^-p + (ceil(K/N_C) - 1) 2^-high, each term under a
+    square root when statistical. A scale for comparing set-ups, not a prediction of one GEMM.
+    Equation eq-accumulation-bound in chapter 4.
+
+    K = 4096 with 14 bits kept (DeepSeek-V3, section 3.3.2): 4095 x 2^-14 = 25% at worst, 0.39%
+    typical; promoted every 128: 0.78% at worst.
+
+    >>> round(accumulation_error_bound(4096, 14), 3), round(accumulation_error_bound(4096, 14, statistical=True), 4)
+    (0.25, 0.0039)
+    >>> round(accumulation_error_bound(4096, 14, promote_every=128), 5)
+    0.00775
+    """
+    n = _check.count("k", k, "elements")
+    u = 2.0 ** -_check.count("retained_bits", retained_bits, "bits")
+    u_high = 2.0 ** -_check.count("high_bits", high_bits, "bits")
+    nc = _check.count("promote_every", promote_every, "elements", minimum=0)
+    root = math.sqrt if _check.flag("statistical", statistical) else (lambda x: x)
+    if nc == 0 or nc >= n:
+        return root(n - 1) * u
+    return root(nc - 1) * u + root(math.ceil(n / nc) - 1) * u_high
+
+
+@_check.finite
+def promotions_per_output(k: int, promote_every: int) -> int:
+    """Promotions of a partial sum to FP32 per output element: ceil(K / N_C).
+
+    K = 4096, N_C = 128 (DeepSeek-V3, section 3.3.2): 32.
+
+    >>> promotions_per_output(4096, 128), promotions_per_output(100, 128)
+    (32, 1)
+    """
+    return math.ceil(_check.count("k", k, "elements") / _check.count("promote_every", promote_every, "elements"))
+
+
+ATTENTION_FLOP_PER_SCORE_PER_DIM = 4
+"""FLOP per attention score per head dimension: S = Q K^T costs 2 d per score and O = P V another 2 d."""
+
+
+@_check.finite
+def softmax_exp_to_matmul_time(matmul_flop_s: float, exp_flop_s: float, head_dim: int) -> float:
+    """Time of attention's exponentials over the time of its two matmuls, each at its unit's peak.
+
+    Per score, 4 d FLOP on the Tensor Cores (Q K^T and P V) against one exponential on the special
+    function units: ratio = (1 / exp rate) / (4 d / matmul rate) = matmul / (4 d x exp).
+    FlashAttention-3 (Shah et al. 2024, section 3.2): the H100 SXM5's 989 TFLOPS against 3.9
+    TFLOPS of special functions at d = 128 gives about 0.5, 'exponential can take 50% of the cycle
+    compared to matmul'.
+    Equation eq-softmax-exp in chapter 4.
+
+    >>> round(softmax_exp_to_matmul_time(989e12, 3.9e12, 128), 3)
+    0.495
+    """
+    return (_check.positive("matmul_flop_s", matmul_flop_s, "FLOP/s")
+            / (ATTENTION_FLOP_PER_SCORE_PER_DIM * _check.count("head_dim", head_dim, "dimensions")
+               * _check.positive("exp_flop_s", exp_flop_s, "exponentials/s")))
+
+
+@_check.finite
+def softmax_exp_share(matmul_flop_s: float, exp_flop_s: float, head_dim: int) -> float:
+    """Share of attention's time the exponentials take when nothing overlaps them: r / (1 + r),
+    r = :func:`softmax_exp_to_matmul_time`. An upper bound: FlashAttention-3 and -4 overlap the
+    softmax of one tile with the matmuls of another to hide it.
+
+    >>> round(softmax_exp_share(989e12, 3.9e12, 128), 3)
+    0.331
+    """
+    r = softmax_exp_to_matmul_time(matmul_flop_s, exp_flop_s, head_dim)
+    return r / (1 + r)
+
+
+def l2_cells() -> list[tuple[str, specsheet.Cell]]:
+    """The L2 of every GPU chapter 4 compares, with its kind (:func:`infra_lib.specsheet.spec_cell`;
+    "unpublished" where the registry holds no source), oldest first.
+
+    >>> [(k, c.kind) for k, c in l2_cells()][:2]
+    [('v100_sxm2', 'datasheet'), ('a100_sxm4_40gb', 'datasheet')]
+    """
+    return [(d.key, specsheet.spec_cell(d.key, "l2_cache_B")) for d in comparison_devices()]

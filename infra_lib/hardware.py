@@ -64,7 +64,7 @@ UNITS = frozenset({
     # manufacturing
     "defects/cm2", "wafers/month", "DRAM dies/month",
     # workloads
-    "parameters", "tokens", "tokens/s", "requests", "bytes of text per token", "s per GB of text",
+    "parameters", "tokens", "tokens/s", "requests", "exponentials/s", "bytes of text per token", "s per GB of text",
     # ratios and fractions
     "fraction", "fraction of peak", "fraction of die area", "fraction of accesses",
     "fraction of L2 accesses", "fraction of L3 accesses", "fraction of branches",
@@ -309,6 +309,7 @@ NAME_UNITS: tuple[tuple[str, frozenset[str]], ...] = tuple((p, frozenset(u)) for
     (r"_mm$", {"mm"}),
     (r"_usd$", {"USD"}),
     (r"_tokens_per_s$", {"tokens/s"}),
+    (r"_exp_per_s$", {"exponentials/s"}),           # special-function rates (SFU)
     (r"_per_s$", {"requests"}),                    # arrival rates of teaching requests
     (r"_s$", {"s"}),                               # latencies and times (after the _per_s and _flop_s rules)
     (r"_cycles$", {"cycles"}),
@@ -350,7 +351,7 @@ UNIT_RANGES: dict[str, tuple[float, float]] = {
     # manufacturing
     "defects/cm2": (1e-4, 10), "wafers/month": (1, 1e7), "DRAM dies/month": (1, 1e10),
     # workloads
-    "parameters": (1e3, 1e14), "tokens": (1, 1e15), "tokens/s": (1e-3, 1e9), "requests": (1e-3, 1e9),
+    "parameters": (1e3, 1e14), "tokens": (1, 1e15), "tokens/s": (1e-3, 1e9), "requests": (1e-3, 1e9), "exponentials/s": (1e9, 1e15),
     "bytes of text per token": (0.5, 100), "s per GB of text": (1e-3, 1e5),
     # ratios and fractions
     "fraction": _FRACTION, "fraction of peak": _FRACTION, "fraction of die area": _FRACTION,

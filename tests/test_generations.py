@@ -380,3 +380,107 @@ def test_b300_row_has_one_basis():
     r = {x.device: x for x in gen.comparison_rows()}["b300_gpu"]
     assert r.mem_bw_Bps == hw.value("b300_gpu", "hgx_mem_bw_Bps") != hw.value("b300_gpu", "mem_bw_Bps")
     assert specsheet.generation_specs("b300_gpu").capacity.value == hw.value("b300_gpu", "hgx_mem_capacity_B")
+
+
+# ---- the scale-up domain, FP8 accumulation, the SFU, the L2 (chapter 4, "Beyond the peak") ----
+
+@given(st.integers(min_value=1, max_value=512), st.integers(min_value=1, max_value=576))
+def test_largest_group_divides_and_fits_and_is_largest(units, domain):
+    g = gen.largest_group_in_domain(units, domain)
+    assert units % g == 0 and g <= domain
+    assert all(units % d for d in range(g + 1, min(units, domain) + 1))
+
+
+def test_largest_group_for_llama_and_a_many_expert_moe():
+    l70 = models.LLAMA3_70B
+    assert gen.largest_group_in_domain(l70.n_kv_heads, 72) == l70.n_kv_heads   # a rack does not widen TP
+    assert gen.largest_group_in_domain(256, 72) == 64
+    assert gen.largest_group_in_domain(7, 72) == 7
+
+
+def test_all_to_all_inside_one_domain_is_the_nvlink_share():
+    # 8 ranks in one domain: each sends 7/8 of 8 GB over 400 GB/s = 17.5 ms; the network is unused.
+    assert gen.all_to_all_s(8e9, 8, 72, 400e9, 1.0) == pytest.approx(7 / 8 * 8e9 / 400e9)
+
+
+def test_all_to_all_across_domains_is_bound_by_the_network():
+    # 64 ranks, 8 per domain: 56/64 of the bytes leave the node.
+    t = gen.all_to_all_s(64e9, 64, 8, 900e9, 50e9)
+    assert t == pytest.approx(56 / 64 * 64e9 / 50e9)
+    assert gen.all_to_all_s(64e9, 64, 64, 900e9, 50e9) < t        # a bigger domain never slows it
+
+
+def test_all_to_all_is_the_slower_of_its_two_paths():
+    # 20 ranks: in a 19-GPU domain 1/20 crosses the network (1 ms) and 18/20 NVLink (1 ms);
+    # in a 20-GPU domain everything is on NVLink, 19/20 at 900 GB/s: a little slower, the model's max().
+    assert gen.all_to_all_s(1e9, 20, 19, 900e9, 50e9) == pytest.approx(1e-3)
+    assert gen.all_to_all_s(1e9, 20, 20, 900e9, 50e9) == pytest.approx(19 / 20 * 1e9 / 900e9)
+
+
+def test_accumulation_bound_by_hand():
+    u = 2.0 ** -14
+    assert gen.accumulation_error_bound(4096, 14) == pytest.approx(4095 * u)
+    assert gen.accumulation_error_bound(4096, 14, statistical=True) == pytest.approx(4095 ** 0.5 * u)
+    assert gen.accumulation_error_bound(4096, 14, 128) == pytest.approx(127 * u + 31 * 2.0 ** -24)
+    assert gen.accumulation_error_bound(100, 14, 128) == gen.accumulation_error_bound(100, 14)   # N_C >= K: no promotion
+
+
+@given(st.integers(min_value=2, max_value=2**20), st.integers(min_value=8, max_value=23),
+       st.integers(min_value=2, max_value=4096))
+def test_promotion_never_hurts_and_more_bits_help(k, bits, nc):
+    plain = gen.accumulation_error_bound(k, bits)
+    assert gen.accumulation_error_bound(k, bits, nc) <= plain * (1 + 1e-12)
+    assert gen.accumulation_error_bound(k, bits + 1) < plain
+    assert gen.accumulation_error_bound(k, bits, statistical=True) <= plain
+
+
+def test_promotions_per_output():
+    assert gen.promotions_per_output(gen.DEEPSEEK_ERROR_K, gen.DEEPSEEK_PROMOTION_INTERVAL) == 4096 // 128
+    assert gen.promotions_per_output(129, 128) == 2
+
+
+def test_the_registry_fp8_accumulation_facts_agree_with_the_bound():
+    bits = int(hw.value("gh100_die", "fp8_accumulator_retained_bits"))
+    seen = hw.value("gh100_die", "fp8_gemm_max_rel_error")
+    k = gen.DEEPSEEK_ERROR_K
+    # the measured maximum lies between the random-sign estimate and the worst-case bound
+    assert gen.accumulation_error_bound(k, bits, statistical=True) < seen < gen.accumulation_error_bound(k, bits)
+
+
+def test_softmax_exp_ratio_matches_flashattention3():
+    # FlashAttention-3, section 3.2: 512x more matmul FLOPs at d = 128, 256x lower throughput -> 50%.
+    assert gen.softmax_exp_to_matmul_time(256 * 3.9e12, 3.9e12, 128) == pytest.approx(256 / 512)
+    r = gen.softmax_exp_to_matmul_time(989.4e12, 4.5e12, 128)
+    assert gen.softmax_exp_share(989.4e12, 4.5e12, 128) == pytest.approx(r / (1 + r))
+
+
+@given(rates, st.floats(min_value=1e11, max_value=1e14), st.integers(min_value=16, max_value=512))
+def test_softmax_share_is_a_fraction_that_falls_with_a_faster_sfu(mm, exp, d):
+    share = gen.softmax_exp_share(mm, exp, d)
+    assert 0 < share < 1
+    assert gen.softmax_exp_share(mm, 2 * exp, d) < share
+
+
+def test_blackwell_ultra_restores_the_hopper_softmax_balance():
+    share = {k: gen.softmax_exp_share(gen.dense_bf16_flop_s(k), hw.value(k, "sfu_exp_per_s"), 128)
+             for k in ("h100_sxm5", "b200_hgx", "b300_gpu")}
+    assert share["b200_hgx"] > share["h100_sxm5"] and share["b300_gpu"] < share["b200_hgx"]
+    assert hw.value("b300_gpu", "sfu_exp_per_s") / hw.value("b200_hgx", "sfu_exp_per_s") == pytest.approx(2, rel=0.1)
+
+
+def test_l2_cells_cover_the_compared_gpus_with_kinds():
+    cells = dict(gen.l2_cells())
+    assert list(cells) == [d.key for d in gen.comparison_devices()]
+    assert cells["h200_sxm"].kind == "measured" and cells["b200_hgx"].known
+    known = [c.value for c in cells.values() if c.known]
+    assert known == sorted(known)                     # the L2 grew with every generation the registry sizes
+
+
+@pytest.mark.parametrize("call", [
+    lambda: gen.largest_group_in_domain(0, 8), lambda: gen.all_to_all_s(1e9, 0, 8, 1e9, 1e9),
+    lambda: gen.all_to_all_s(1e9, 8, 8, 0.0, 1e9), lambda: gen.accumulation_error_bound(4096, 0),
+    lambda: gen.accumulation_error_bound(4096, 14, -1), lambda: gen.softmax_exp_share(1e15, 0.0, 128),
+    lambda: gen.promotions_per_output(4096, 0)])
+def test_new_functions_refuse_bad_values(call):
+    with pytest.raises((ValueError, TypeError)):
+        call()
