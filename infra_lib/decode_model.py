@@ -25,7 +25,7 @@ see :func:`elementwise_B`.
 """
 from dataclasses import dataclass
 
-from . import _check, cuda, generations, hardware, measurements, models
+from . import _check, cuda, generations, hardware, measurements, models, roofline
 
 WEIGHT_SOURCES = ("skinny", "copy", "read", "datasheet")
 COMPUTE_SOURCES = ("matmul", "matmul_8192", "datasheet")
@@ -347,8 +347,9 @@ class DecodeTerms:
 
     @property
     def total_s(self) -> float:
-        """The step: matmuls + KV reads + elementwise kernels, one after the other."""
-        return self.matmul_s + self.kv_s + self.elementwise_s
+        """The step: matmuls + KV reads + elementwise kernels, one after the other
+        (:func:`infra_lib.roofline.sequential_step_s`, the formula's one home)."""
+        return roofline.sequential_step_s(self.compute_s, self.weights_s, self.kv_s + self.elementwise_s)
 
 
 @_check.finite

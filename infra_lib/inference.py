@@ -7,6 +7,7 @@ reached, B_W the weight bytes and B_KV the KV-cache bytes read in one decode ste
 takes as long as the slower of its arithmetic and its memory traffic (the roofline); for the
 seed's example the memory side wins by two orders of magnitude.
 """
+import math
 from dataclasses import dataclass
 
 from . import _check, hardware, models, roofline
@@ -109,16 +110,29 @@ class Prefill:
 
 @dataclass(frozen=True)
 class DecodeStep:
-    """One decode step for ``batch`` requests that share one read of the weights."""
+    """One decode step for ``batch`` requests that share one read of the weights.
+
+    ``kv_after`` chooses how its times combine (:func:`decode_step` says why the overview keeps
+    the default): False, one roofline over every byte, max(compute, weights + KV), the overview's
+    eq-prefill-decode-time; True, chapter 6's adopted model, max(compute, weights) + KV
+    (:func:`infra_lib.roofline.sequential_step_s`, equation eq-decode-seq).
+    """
     batch: int
     flops: float
     weight_B: float
     kv_B: float
     compute_s: float
-    memory_s: float
+    weight_read_s: float
+    kv_read_s: float
+    kv_after: bool = False
 
     def __post_init__(self) -> None:
         _check.fields(self)
+
+    @property
+    def memory_s(self) -> float:
+        """Every byte of the step at the bandwidth reached: weights + KV."""
+        return self.weight_read_s + self.kv_read_s
 
     @property
     def read_B(self) -> float:
@@ -127,7 +141,9 @@ class DecodeStep:
 
     @property
     def time_s(self) -> float:
-        """The slower of arithmetic and memory traffic."""
+        """max(compute, weights + KV), or with ``kv_after`` max(compute, weights) + KV."""
+        if self.kv_after:
+            return roofline.sequential_step_s(self.compute_s, self.weight_read_s, self.kv_read_s)
         return max(self.compute_s, self.memory_s)
 
     @property
@@ -150,7 +166,10 @@ class DecodeStep:
 
     @property
     def bound(self) -> str:
-        return "compute" if self.compute_s >= self.memory_s else "memory"
+        """'compute' or 'memory': of the whole step on one roofline, or, with ``kv_after``, of its
+        weight matmuls (the KV reads that follow them are memory-bound at any batch)."""
+        memory = self.weight_read_s if self.kv_after else self.memory_s
+        return "compute" if self.compute_s >= memory else "memory"
 
 
 def _check_pair(request: object, acc: object) -> None:
@@ -177,14 +196,28 @@ def prefill(request: Request, acc: Accelerator) -> Prefill:
 
 
 @_check.finite
-def decode_step(request: Request, acc: Accelerator, batch: int = 1) -> DecodeStep:
+def decode_step(request: Request, acc: Accelerator, batch: int = 1, kv_after: bool = False) -> DecodeStep:
     """One decode step for ``batch`` similar requests: weights read once, KV read per request.
 
-    Equation eq-prefill-decode-time (right) in chapter 0 (the overview).
+    Equation eq-prefill-decode-time (right) in chapter 0 (the overview); with ``kv_after``,
+    eq-decode-seq in chapter 6, the model chapter 6 adopts: the KV reads run after the matmuls,
+    max(2 N B / (eta_F F), B_W / (eta_B BW)) + B x B_KV / (eta_B BW), through the same
+    :func:`infra_lib.roofline.sequential_step_s` that :mod:`infra_lib.decode_model` uses.
+
+    Why the overview keeps the single roofline: it prices every byte at one bandwidth, eta_B BW,
+    and the two models give the same time while the matmuls' compute stays below the weight
+    reads, at every batch below eta_F F / (eta_B BW) (238 on the teaching GPU, beyond the 213
+    requests that fit in 80 GB), so no number it prints depends on the choice. They part only
+    above that batch, where the sequential model is slower by min(compute - weight reads, KV reads);
+    chapter 6 measures which holds and uses ``kv_after=True``.
 
     >>> s = decode_step(teaching_request(), teaching_gpu(), batch=32)
     >>> round(s.read_B / 1e9, 1), round(s.time_s * 1e3, 1), round(s.throughput_tok_s)
     (25.6, 12.2, 2625)
+    >>> decode_step(teaching_request(), teaching_gpu(), 32, kv_after=True).time_s == s.time_s
+    True
+    >>> [round(decode_step(teaching_request(), teaching_gpu(), 256, k).time_s * 1e3, 1) for k in (False, True)]
+    [44.2, 44.8]
     """
     _check_pair(request, acc)
     batch = _check.count("batch", batch, "requests")
@@ -192,28 +225,73 @@ def decode_step(request: Request, acc: Accelerator, batch: int = 1) -> DecodeSte
     kv = request.kv_B * batch
     return DecodeStep(batch=batch, flops=flops, weight_B=request.weight_B, kv_B=kv,
                       compute_s=flops / acc.effective_flop_s,
-                      memory_s=(request.weight_B + kv) / acc.effective_Bps)
+                      weight_read_s=request.weight_B / acc.effective_Bps, kv_read_s=kv / acc.effective_Bps,
+                      kv_after=_check.flag("kv_after", kv_after))
 
 
-def compute_bound_batch(request: Request, acc: Accelerator) -> float:
+def compute_bound_batch(request: Request, acc: Accelerator, kv_after: bool = False) -> float:
     """The batch size at which a decode step's arithmetic catches up with its memory traffic.
 
     Solve B x 2N / (eta_F F) = (B_W + B x B_KV) / (eta_B BW) for B. Each extra request adds
     2N / (eta_F F) of arithmetic and B_KV / (eta_B BW) of memory time; if the second is not
-    smaller, the step never becomes compute-bound and the answer is infinity.
+    smaller, the step never becomes compute-bound and the answer is infinity. With ``kv_after``
+    (chapter 6's model, :func:`decode_step`) the KV reads follow the matmuls and do not enter their
+    max: the matmuls turn compute-bound at B_W / (eta_B BW) / (2N / (eta_F F)) whatever the KV.
 
     >>> no_kv = Request(8e9, 2000, 0.0)
     >>> round(compute_bound_batch(no_kv, teaching_gpu()), 1)
     238.1
     >>> compute_bound_batch(teaching_request(), teaching_gpu())
     inf
+    >>> round(compute_bound_batch(teaching_request(), teaching_gpu(), kv_after=True), 1)
+    238.1
     """
     _check_pair(request, acc)
     flop_s_per_request = request.flops_per_token / acc.effective_flop_s
-    kv_s_per_request = request.kv_B / acc.effective_Bps
+    kv_s_per_request = 0.0 if _check.flag("kv_after", kv_after) else request.kv_B / acc.effective_Bps
     if flop_s_per_request <= kv_s_per_request:
         return float("inf")
     return request.weight_B / acc.effective_Bps / (flop_s_per_request - kv_s_per_request)
+
+
+@_check.finite
+def decode_critical_batch(shape: models.ModelShape, peak_flop_s: float, mem_bw_Bps: float,
+                          bytes_per_param: float = 2) -> int:
+    """The smallest batch at which a decode step's weight matmuls are compute-bound, for a dense
+    model or a mixture of experts: the least integer B with
+
+        2 N_a B / F >= b x N_read(B) / BW,
+
+    N_a the weights one token multiplies (:attr:`infra_lib.models.ModelShape.matmul_params`),
+    N_read(B) those the whole batch reads (:meth:`~infra_lib.models.ModelShape.decode_params_read`:
+    grows with B for a mixture of experts, as more experts are touched), b bytes per weight, F and BW
+    the compute rate and bandwidth. Chapter 6's model puts the KV reads after the matmuls, so they
+    do not enter (equation eq-moe-critical in chapter 6). For a dense model in BF16, N_read = N_a and
+    B = F / BW, the ridge (Pope et al. 2022, section 3.1); a mixture of experts needs up to
+    N_read / N_a times more, since each added token reads experts of its own until all are touched.
+
+    H200 datasheet (989.5 TFLOP/s dense BF16, 4.8 TB/s): Llama-3-8B turns at 207, Mixtral 8x7B
+    (12.9B active of 46.7B) at 754, where a dense model of its active size would turn at 207.
+
+    >>> decode_critical_batch(models.LLAMA3_8B, 989.5e12, 4.8e12), decode_critical_batch(models.MIXTRAL_8X7B, 989.5e12, 4.8e12)
+    (207, 754)
+    """
+    sh = _check.instance("shape", shape, models.ModelShape)
+    f = _check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
+    bw = _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
+    b = _check.positive("bytes_per_param", bytes_per_param, "bytes per parameter")
+    na = sh.matmul_params
+    turned = lambda n: 2.0 * na * n / f >= b * sh.decode_params_read(n) / bw
+    # an upper bound: every stored weight but the looked-up tables read, at the dense slope
+    hi = max(1, math.ceil(b * (sh.matmul_params + sh.n_layers * (sh.n_experts - sh.experts_per_token)
+                               * sh._expert_params()) / bw / (2.0 * na / f)))
+    lo = 1
+    if turned(lo):
+        return lo
+    while hi - lo > 1:            # compute - reads is convex in B and negative at 0: one crossing
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if turned(mid) else (mid, hi)
+    return hi
 
 
 @_check.finite

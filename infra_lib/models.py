@@ -104,6 +104,29 @@ def kv_B_per_token(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_valu
             * _check.positive("bytes_per_value", bytes_per_value, "bytes"))
 
 
+@_check.finite
+def expected_experts_touched(n_experts: int, experts_per_token: int, tokens: int) -> float:
+    """Expected number of distinct experts a layer's ``tokens`` tokens route to: E (1 - (1 - k/E)^B).
+
+    A token picks k of the E experts, so a given expert is missed by one token with probability
+    1 - k/E, and by all B tokens of a decode step with probability (1 - k/E)^B if tokens route
+    independently and uniformly (a teaching assumption: a trained router is skewed, and touches
+    fewer experts at the same B). The weight bytes a mixture of experts reads per decode step grow
+    with this count until every expert is touched. Equation eq-moe-experts in chapter 6.
+
+    Mixtral 8x7B (E = 8, k = 2): one token touches 2 experts; 8 tokens 7.2; 32 tokens 8.0.
+
+    >>> [round(expected_experts_touched(8, 2, b), 2) for b in (1, 8, 32)]
+    [2.0, 7.2, 8.0]
+    """
+    e = _check.count("n_experts", n_experts, "experts")
+    k = _check.count("experts_per_token", experts_per_token, "experts")
+    b = _check.count("tokens", tokens, "tokens", minimum=0)
+    if k > e:
+        raise ValueError(f"experts_per_token ({k}) must be at most n_experts ({e})")
+    return e * (1.0 - (1.0 - k / e) ** b)
+
+
 @dataclass(frozen=True)
 class ModelShape:
     """A decoder-only transformer: grouped-query attention and a SwiGLU FFN by default.
@@ -206,6 +229,34 @@ class ModelShape:
         """Weights one token uses: ``n_params`` less the experts it skips (equal for a dense model)."""
         idle = self.n_layers * (self.n_experts - self.experts_per_token) * self._expert_params()
         return self.n_params - idle
+
+    @property
+    def matmul_params(self) -> int:
+        """Weights one token is multiplied by: ``n_active_params`` less the embedding table and the
+        position embeddings, which are looked up, not read whole (the LM head is multiplied, tied
+        or not). Llama-3-8B: 8.03e9 - 128,256 x 4,096 = 7.50e9; Mixtral 8x7B: 12.75e9.
+
+        >>> LLAMA3_8B.matmul_params, MIXTRAL_8X7B.matmul_params
+        (7504924672, 12748853248)
+        """
+        b = self.param_breakdown()
+        head = b["embedding"] if self.tied_embeddings else 0     # a tied head multiplies the table
+        return self.n_active_params - b["embedding"] - b["positions"] + head
+
+    def decode_params_read(self, batch: int) -> float:
+        """Parameters one decode step of ``batch`` tokens reads, expected: :attr:`matmul_params` plus
+        the experts that some token of the batch routes to beyond its own k
+        (:func:`expected_experts_touched`, per layer). Equal to :attr:`matmul_params` for a dense
+        model at every batch, and to every weight but the looked-up tables once all experts are touched.
+
+        Mixtral 8x7B: 12.75e9 at batch 1, 46.57e9 at batch 64, where almost every expert of every layer is read.
+
+        >>> round(MIXTRAL_8X7B.decode_params_read(1) / 1e9, 2), round(MIXTRAL_8X7B.decode_params_read(64) / 1e9, 2)
+        (12.75, 46.57)
+        """
+        b = _check.count("batch", batch, "tokens")
+        extra = expected_experts_touched(self.n_experts, self.experts_per_token, b) - self.experts_per_token
+        return self.matmul_params + self.n_layers * extra * self._expert_params()
 
     def weight_B(self, bytes_per_param: float = 2) -> float:
         """Bytes of weights at ``bytes_per_param`` (2 for BF16): :func:`weight_B` of ``n_params``

@@ -48,3 +48,25 @@ def bound(intensity: float, peak_flop_s: float, mem_bw_Bps: float) -> str:
     """
     i = _check.non_negative("intensity", intensity, "FLOP per byte")
     return "compute" if i >= ridge_point(peak_flop_s, mem_bw_Bps) else "memory"
+
+
+@_check.finite
+def sequential_step_s(compute_s: float, weight_read_s: float, streamed_s: float = 0.0) -> float:
+    """A step whose weight matmuls overlap their own reads, followed by memory-bound kernels:
+    max(compute, weight reads) + streamed. The one home of chapter 6's adopted model of a decode
+    step (equation eq-decode-seq): attention's KV reads and the elementwise kernels are separate
+    kernels that run after the projections feeding them, so they add to the matmuls' time instead
+    of hiding under it. :class:`infra_lib.decode_model.DecodeTerms` and
+    :func:`infra_lib.inference.decode_step` (with ``kv_after=True``) call it.
+
+    Below the ridge (compute <= weight reads) it equals the single roofline over all the bytes,
+    max(compute, weight reads + streamed); above it, it is larger by min(compute - weight reads, streamed).
+
+    >>> sequential_step_s(1.0, 7.6, 4.6), max(1.0, 7.6 + 4.6)
+    (12.2, 12.2)
+    >>> sequential_step_s(9.0, 7.6, 4.6)
+    13.6
+    """
+    return (max(_check.non_negative("compute_s", compute_s, "s"),
+                _check.non_negative("weight_read_s", weight_read_s, "s"))
+            + _check.non_negative("streamed_s", streamed_s, "s"))

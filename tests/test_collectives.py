@@ -306,3 +306,38 @@ def test_the_registry_holds_ncclS_constants_and_gpt_fast_bounds_them():
 def test_in_network_gain_is_the_ring_over_the_switch(n):
     assert col.in_network_gain(n) == pytest.approx(col.ring_all_reduce_s(1e9, n, 1e11) / col.in_network_all_reduce_s(1e9, 1e11))
     assert col.in_network_gain(n) < 2
+
+
+# ---- all-gather on a multi-axis torus ------------------------------------------------------------
+
+@given(st.lists(st.integers(1, 8), min_size=1, max_size=4), st.floats(1e3, 1e10))
+def test_torus_all_gather_telescopes(dims, size):
+    n = 1
+    for d in dims:
+        n *= d
+    beta = 50e9
+    t = col.torus_all_gather_s(size, tuple(dims), beta)
+    # any order: (N - 1)/N x S over a bidirectional link, as one ring of all N ranks
+    assert t == pytest.approx((n - 1) / n * size / (2 * beta), rel=1e-9, abs=1e-15)
+    assert t == pytest.approx(col.torus_all_gather_s(size, tuple(reversed(dims)), beta), rel=1e-9, abs=1e-15)
+    # the all-gather half of the torus all-reduce
+    assert t == pytest.approx(col.torus_all_reduce_s(size, tuple(dims), beta) / 2, rel=1e-9, abs=1e-15)
+
+
+def test_torus_all_gather_stages_by_hand():
+    # 4 x 4 x 2, gathered in that order: stages end with S/8, S/2, S
+    s, beta, alpha = 1e9, 50e9, 1e-6
+    stages = [(3 / 4) * s / 8, (3 / 4) * s / 2, (1 / 2) * s]
+    expect = sum(stages) / (2 * beta) + (3 + 3 + 1) * alpha
+    assert col.torus_all_gather_s(s, (4, 4, 2), beta, alpha) == pytest.approx(expect)
+    # all three axes at once: the bandwidth term over three (How to Scale Your Model)
+    assert col.torus_all_gather_s(s, (4, 4, 2), beta, concurrent=True) == pytest.approx(sum(stages) / (2 * beta) / 3)
+    # an axis of length one adds nothing and does not count as an axis
+    assert col.torus_all_gather_s(s, (4, 1, 4), beta, concurrent=True) == pytest.approx(
+        col.torus_all_gather_s(s, (4, 4), beta, concurrent=True))
+
+
+@pytest.mark.parametrize("dims", [(), "44", (4, 0), (4, -2), 4])
+def test_torus_all_gather_rejects(dims):
+    with pytest.raises((ValueError, TypeError)):
+        col.torus_all_gather_s(1e9, dims, 50e9)

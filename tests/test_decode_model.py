@@ -166,3 +166,12 @@ def test_bracket_contains_batch_128():
 def test_unknown_source_names_the_parameter():
     with pytest.raises(KeyError, match="weights"):
         dm.efficiencies(weights="skiny")
+
+
+def test_decode_terms_total_is_the_shared_sequential_model():
+    from infra_lib import roofline
+    e = dm.efficiencies()
+    for b in (1, 64, 128, 512):
+        d = dm.decode_terms(b, 1000, e)
+        assert d.total_s == roofline.sequential_step_s(d.compute_s, d.weights_s, d.kv_s + d.elementwise_s)
+        assert d.total_s == pytest.approx(max(d.weights_s, d.compute_s) + d.kv_s + d.elementwise_s)

@@ -358,3 +358,55 @@ def test_capacity_bound_is_the_largest_batch_that_fits(w, kv, cap):
 def test_the_compute_bound_batch_lies_beyond_the_capacity_bound(req, gpu):
     no_kv = inf.Request(req.n_params, req.prompt_tokens, 0.0)
     assert inf.compute_bound_batch(no_kv, gpu) > inf.max_batch_that_fits(req.weight_B, req.kv_B, 80e9)
+
+
+# ---- the KV read after the matmuls (chapter 6's model) and the MoE critical batch ---------------
+
+def test_kv_after_agrees_below_the_ridge_and_is_slower_above():
+    req, gpu = inf.teaching_request(), inf.teaching_gpu()
+    ridge = gpu.effective_flop_s / gpu.effective_Bps          # 2N per request / 2 bytes per weight
+    for b in (1, 8, 32, int(ridge)):
+        a, s = inf.decode_step(req, gpu, b), inf.decode_step(req, gpu, b, kv_after=True)
+        assert s.time_s == pytest.approx(a.time_s)
+    for b in (int(ridge) + 2, 400, 1000):
+        a, s = inf.decode_step(req, gpu, b), inf.decode_step(req, gpu, b, kv_after=True)
+        expect = max(s.compute_s, s.weight_read_s) + s.kv_read_s
+        assert s.time_s == pytest.approx(expect) and s.time_s > a.time_s
+        assert s.bound == "compute" and a.bound == "memory"
+
+
+def test_kv_after_matches_decode_model_structure():
+    # the same function prices both: decode_model's terms fed into inference's step give one time
+    from infra_lib import decode_model as dm, roofline
+    e = dm.efficiencies()
+    d = dm.decode_terms(128, 1000, e)
+    assert d.total_s == roofline.sequential_step_s(d.compute_s, d.weights_s, d.kv_s + d.elementwise_s)
+
+
+def test_compute_bound_batch_kv_after_ignores_kv():
+    req, gpu = inf.teaching_request(), inf.teaching_gpu()
+    no_kv = inf.Request(req.n_params, req.prompt_tokens, 0.0)
+    assert inf.compute_bound_batch(req, gpu) == math.inf
+    assert inf.compute_bound_batch(req, gpu, kv_after=True) == pytest.approx(inf.compute_bound_batch(no_kv, gpu))
+
+
+def test_decode_critical_batch():
+    from infra_lib import models
+    f, bw = 989.5e12, 4.8e12
+    # dense, BF16: the ridge point, rounded up
+    assert inf.decode_critical_batch(LLAMA3_8B, f, bw) == math.ceil(f / bw)
+    # a mixture of experts turns later than a dense model of its active size, and no later than
+    # the ridge times stored-over-active weights
+    mix = models.MIXTRAL_8X7B
+    bm = inf.decode_critical_batch(mix, f, bw)
+    full = mix.decode_params_read(10 ** 6) / mix.matmul_params
+    assert math.ceil(f / bw) < bm <= math.ceil(f / bw * full)
+    # it is the least batch that turns
+    turned = lambda n: 2 * mix.matmul_params * n / f >= 2 * mix.decode_params_read(n) / bw
+    assert turned(bm) and not turned(bm - 1)
+    # FP8 weights halve the bytes: a dense model turns at half the batch
+    assert inf.decode_critical_batch(LLAMA3_8B, f, bw, 1) == math.ceil(f / bw / 2)
+    with pytest.raises(TypeError):
+        inf.decode_critical_batch("mixtral", f, bw)
+    with pytest.raises(ValueError):
+        inf.decode_critical_batch(mix, -1.0, bw)

@@ -286,3 +286,58 @@ def test_kaplan_count_matches_a_plain_shape_less_its_norms():
     # a GPT-style shape without biases: attention 4 d^2, MLP 8 d^2 per layer, plus norms
     s = replace(m.GPT3_175B, bias=False)
     assert s.non_embedding_params - s.param_breakdown()["norms"] == m.non_embedding_params(s.n_layers, s.d_model)
+
+
+# ---- mixture of experts: experts touched per step, weights read per step ---------------------
+
+def test_experts_touched_limits():
+    # one token touches exactly its k experts; a dense model always its one; many tokens touch all
+    assert m.expected_experts_touched(8, 2, 1) == pytest.approx(2)
+    assert m.expected_experts_touched(1, 1, 37) == pytest.approx(1)
+    assert m.expected_experts_touched(8, 2, 0) == 0
+    assert m.expected_experts_touched(8, 2, 10_000) == pytest.approx(8)
+
+
+def test_experts_touched_by_enumeration():
+    # two tokens, each choosing 2 of 4 experts uniformly: enumerate the 6 x 6 pairs of choices
+    from itertools import combinations
+    picks = list(combinations(range(4), 2))
+    mean = sum(len(set(a) | set(b)) for a in picks for b in picks) / len(picks) ** 2
+    assert m.expected_experts_touched(4, 2, 2) == pytest.approx(mean)
+
+
+@given(st.integers(1, 64), st.data())
+def test_experts_touched_grows_and_saturates(e, data):
+    k = data.draw(st.integers(1, e))
+    b = data.draw(st.integers(1, 500))
+    n, n1 = m.expected_experts_touched(e, k, b), m.expected_experts_touched(e, k, b + 1)
+    assert k - 1e-9 <= n <= n1 + 1e-12 <= e + 1e-9
+    assert n <= min(e, k * b) + 1e-9
+
+
+@pytest.mark.parametrize("args", [(8, 9, 1), (0, 1, 1), (8, 2, -1), (8, 2.5, 1)])
+def test_experts_touched_rejects(args):
+    with pytest.raises((ValueError, TypeError)):
+        m.expected_experts_touched(*args)
+
+
+def test_mixtral_totals_match_paper():
+    # Jiang et al. 2024: 46.7B total, 12.9B active (section 2.1)
+    assert m.MIXTRAL_8X7B.n_params / 1e9 == pytest.approx(46.7, abs=0.05)
+    assert m.MIXTRAL_8X7B.n_active_params / 1e9 == pytest.approx(12.9, abs=0.05)
+
+
+def test_decode_params_read():
+    mix = m.MIXTRAL_8X7B
+    b = mix.param_breakdown()
+    # batch 1 reads what one token multiplies; a huge batch reads every weight but the embedding table
+    assert mix.decode_params_read(1) == pytest.approx(mix.matmul_params)
+    assert mix.decode_params_read(100_000) == pytest.approx(mix.n_params - b["embedding"])
+    assert mix.matmul_params == mix.n_active_params - b["embedding"]
+    # a dense model reads the same weights at every batch
+    assert m.LLAMA3_8B.decode_params_read(1) == m.LLAMA3_8B.decode_params_read(512) == m.LLAMA3_8B.matmul_params
+    assert m.LLAMA3_8B.matmul_params == m.LLAMA3_8B.n_params - 128256 * 4096
+    # a tied LM head is multiplied even though the table is looked up: nothing to subtract
+    assert m.GPT2_SMALL.matmul_params == m.GPT2_SMALL.n_params - 1024 * 768
+    with pytest.raises(ValueError):
+        mix.decode_params_read(0)

@@ -126,3 +126,23 @@ def test_positive_inputs_reject_bad_values(param, call, bad):
 def test_non_negative_inputs_reject_bad_values(param, call, bad):
     with pytest.raises((TypeError, ValueError), match=names(param)):
         call(bad)
+
+
+@given(st.floats(0, 10), st.floats(0, 10), st.floats(0, 10))
+def test_sequential_step(c, w, k):
+    t = r.sequential_step_s(c, w, k)
+    one_roof = max(c, w + k)
+    assert t >= one_roof - 1e-12                    # never faster than one roofline over every byte
+    assert t <= max(c, w) + k + 1e-12
+    if c <= w:                                      # below the ridge the two models agree
+        assert t == pytest.approx(one_roof)
+    else:                                           # above it, slower by min(c - w, k)
+        assert t - one_roof == pytest.approx(min(c - w, k), abs=1e-9)
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), "1"])
+def test_sequential_step_rejects(bad):
+    with pytest.raises((ValueError, TypeError)):
+        r.sequential_step_s(bad, 1.0, 1.0)
+    with pytest.raises((ValueError, TypeError)):
+        r.sequential_step_s(1.0, 1.0, bad)
