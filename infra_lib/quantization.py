@@ -11,296 +11,32 @@ s = amax / qmax, one amax per tensor, per output channel (a column of W in y = x
 of ``group_size`` consecutive inputs within a column. Signal-to-quantization-noise ratio:
 SQNR = 10 log10(sum x^2 / sum (x - x_hat)^2) dB = -20 log10(relative RMS error).
 
+The storage arithmetic (bits, bytes, what they buy, ``int_qmax``) is pure Python in
+:mod:`infra_lib.quant_storage` and re-exported here; this module adds the quantizers on arrays (numpy).
+
 >>> bits_per_param(4, 16, 128, zero_point_bits=16)
 4.25
 >>> int_qmax(8), int_qmax(4)
 (127, 7)
 """
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from . import _check, cuda, formats, generations, models, planner, roofline
-from .models import ModelShape
+from . import _check, formats
+# the storage arithmetic is pure Python (the review and the widgets run it in the browser): re-exported
+from .quant_storage import (INT4_GROUP, INT8_ROW, TENSOR_VALUES, PrefillDecode, StorageFormat,  # noqa: F401
+                            _measured_peak, bits_per_param, compute_bound_batch_at_bits,
+                            decode_ceiling_at_bits_tok_s, int_qmax, kv_tokens_that_fit, max_batch_at,
+                            prefill_decode_speedup, storage_format, storage_formats, weight_B_at_bits)
 
 FloatArray = npt.NDArray[np.float64]
 GRANULARITIES = ("tensor", "channel", "group")
 
 
-# ---- storage: bits and bytes per parameter, with the scales ------------------------------------
-
-@_check.finite
-def bits_per_param(element_bits: int, scale_bits: int, group_size: int, zero_point_bits: int = 0) -> float:
-    """Bits per stored value: element + (scale + zero point) / group size (equation eq-bits-per-param
-    in chapter 9).
-
-    >>> bits_per_param(8, 16, 4096)
-    8.00390625
-    >>> bits_per_param(4, 16, 128)
-    4.125
-    """
-    extra = _check.count("scale_bits", scale_bits, "bits", minimum=0) + _check.count(
-        "zero_point_bits", zero_point_bits, "bits", minimum=0)
-    return formats.bits_per_value(element_bits, extra, group_size)
-
-
-@_check.finite
-def weight_B_at_bits(n_params: float, bits: float) -> float:
-    """Bytes of n_params weights at ``bits`` per parameter: n x bits / 8 (equation eq-weight-bytes in
-    chapter 9), :func:`infra_lib.models.weight_B` with bits turned into bytes.
-
-    >>> weight_B_at_bits(70e9, 4.25) / 1e9
-    37.1875
-    """
-    return models.weight_B(n_params, _check.positive("bits", bits, "bits") / 8)
-
-
-TENSOR_VALUES = 8192 * 8192
-"""Values sharing FP8's one per-tensor FP32 scale in :func:`storage_formats`: one 8,192 x 8,192
-matrix (Llama-3-70B's attention projections are 8,192 wide), so the scale costs 32 / 67,108,864 bits."""
-
-INT8_ROW = 4096
-"""Inputs per output channel sharing INT8's FP16 scale in :func:`storage_formats` (a 4,096-wide layer)."""
-
-INT4_GROUP = 128
-"""INT4 group size in :func:`storage_formats`: the common GPTQ/AWQ setting, a configuration choice."""
-
-
-@dataclass(frozen=True)
-class StorageFormat:
-    """One way to store weights: element bits and what the scales add per parameter.
-
-    ``key`` names it for :func:`storage_format`; ``source`` is the citation key of the document
-    that defines the layout ('teaching' where the layout is common practice, not a standard).
-    """
-    key: str
-    name: str
-    element_bits: int
-    bits_per_param: float
-    scales: str
-    source: str
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-        _check.count("element_bits", self.element_bits, "bits")
-        _check.positive("bits_per_param", self.bits_per_param, "bits")
-
-    @property
-    def bytes_per_param(self) -> float:
-        """bits_per_param / 8: 2 for BF16, 0.53125 for INT4 in groups of 128 with scale and zero."""
-        return self.bits_per_param / 8
-
-
-@_check.finite
-def storage_formats(tensor_values: int = TENSOR_VALUES) -> list[StorageFormat]:
-    """The weight formats of chapter 9, bits per parameter computed with their scale overhead.
-
-    bits = element bits + (scale bits + zero-point bits) / values per scale
-    (:func:`bits_per_param`, :func:`infra_lib.formats.bits_per_value`):
-
-    - BF16: 16, no scale;
-    - FP8 E4M3 (``formats.E4M3``), one FP32 scale per tensor of ``tensor_values``: 8 + 32/n, about 8
-      (H100 whitepaper section 4.1.3; Micikevicius et al. 2022);
-    - INT8, one FP16 scale per output channel of 4,096 inputs: 8 + 16/4096 = 8.0039;
-    - INT4 in groups of 128, FP16 scale + FP16 zero point: 4 + 32/128 = 4.25; scale only 4.125
-      (GPTQ/AWQ-style group quantization; the group size is a configuration choice);
-    - MXFP4 (``formats.MXFP4``, OCP MX v1.0 Table 1): 4 + 8/32 = 4.25;
-    - NVFP4 (``formats.NVFP4``, NVIDIA 2025): 4 + 8/16 = 4.5 (its one FP32 per tensor left out,
-      as NVIDIA's "4.5 bits per value" does).
-
-    >>> [(f.key, f.bits_per_param) for f in storage_formats()][2:]
-    [('int8', 8.00390625), ('int4_g128', 4.25), ('int4_g128_sym', 4.125), ('mxfp4', 4.25), ('nvfp4', 4.5)]
-    >>> storage_formats()[1].bits_per_param - 8 == 32 / 8192**2
-    True
-    """
-    n = _check.count("tensor_values", tensor_values, "values")
-    fp8 = formats.E4M3
-    return [
-        StorageFormat("bf16", "BF16", 16, bits_per_param(16, 0, 1), "none", "teaching"),
-        StorageFormat("fp8", "FP8 E4M3", fp8.bits, bits_per_param(fp8.bits, 32, n), "FP32 / tensor",
-                      "micikevicius2022fp8"),
-        StorageFormat("int8", "INT8", 8, bits_per_param(8, 16, INT8_ROW), f"FP16 / {INT8_ROW} (channel)",
-                      "teaching"),
-        StorageFormat("int4_g128", f"INT4 g{INT4_GROUP}", 4, bits_per_param(4, 16, INT4_GROUP, zero_point_bits=16),
-                      f"FP16 scale + FP16 zero / {INT4_GROUP}", "teaching"),
-        StorageFormat("int4_g128_sym", f"INT4 g{INT4_GROUP} (sym)", 4, bits_per_param(4, 16, INT4_GROUP),
-                      f"FP16 scale / {INT4_GROUP}", "teaching"),
-        StorageFormat("mxfp4", formats.MXFP4.name, formats.MXFP4.element.bits, formats.MXFP4.bits_per_value,
-                      f"E8M0 / {formats.MXFP4.block_size}", "ocp2023mx"),
-        StorageFormat("nvfp4", formats.NVFP4.name, formats.NVFP4.element.bits, formats.NVFP4.bits_per_value,
-                      f"E4M3 / {formats.NVFP4.block_size} + FP32 / tensor", "alvarez2025nvfp4"),
-    ]
-
-
-@_check.finite
-def storage_format(key: str) -> StorageFormat:
-    """One row of :func:`storage_formats` by key ('bf16', 'fp8', 'int8', 'int4_g128', 'int4_g128_sym',
-    'mxfp4', 'nvfp4'); an unknown key is a KeyError naming the nearest.
-
-    >>> storage_format("int4_g128").bytes_per_param
-    0.53125
-    """
-    return _check.lookup("key", key, {f.key: f for f in storage_formats()}, "storage format")
-
-
-# ---- what the bits buy: decode ceiling, KV room, the compute-bound batch, FP8 speed ------------
-
-@_check.finite
-def decode_ceiling_at_bits_tok_s(n_params: float, bits: float, mem_bw_Bps: float) -> float:
-    """Batch-1 decode ceiling at ``bits`` per weight: bandwidth / (n_params x bits / 8) (equation
-    eq-decode-ceiling-bits in chapter 9).
-
-    Every weight is read once per generated token (:func:`infra_lib.generations.decode_ceiling_tok_s`
-    applied to :func:`weight_B_at_bits`); KV-cache reads and imperfect bandwidth only lower it.
-    Halving the bits doubles the ceiling. A model split over n GPUs by tensor parallelism reads
-    1/n of the weights on each: pass n x the bandwidth (communication left out). W4A16 kernels
-    reach the byte ratio only if dequantizing the weights hides behind their reads. 8B parameters
-    in BF16 on an H200 at 4.8 TB/s: 4.8e12 / 16e9 = 300.
-
-    >>> decode_ceiling_at_bits_tok_s(8e9, 16, 4.8e12), decode_ceiling_at_bits_tok_s(8e9, 8, 4.8e12)
-    (300.0, 600.0)
-    """
-    return generations.decode_ceiling_tok_s(mem_bw_Bps, weight_B_at_bits(n_params, bits))
-
-
-@_check.finite
-def kv_tokens_that_fit(mem_capacity_B: float, weight_B: float, kv_B_per_token: float) -> int:
-    """Tokens of KV cache that fit beside the weights: floor((C - W) / KV per token); batch x context
-    (equation eq-kv-tokens in chapter 9).
-
-    >>> kv_tokens_that_fit(80e9, 16e9, 131072)
-    488281
-    """
-    free = _check.positive("mem_capacity_B", mem_capacity_B, "bytes") - _check.non_negative(
-        "weight_B", weight_B, "bytes")
-    per = _check.positive("kv_B_per_token", kv_B_per_token, "bytes")
-    return max(0, int(free / per))
-
-
-@_check.finite
-def max_batch_at(shape: ModelShape, gpu_mem_B: float, weight_bits: float, kv_bits: float, context: float,
-                 overhead_fraction: float = planner.OVERHEAD_FRACTION, gpus: int = 1,
-                 runtime_B: float = planner.RUNTIME_B) -> int:
-    """Largest batch of ``context``-token requests whose KV cache fits beside the weights.
-
-    floor((gpus x (memory x (1 - overhead_fraction) - runtime) - params x weight_bits / 8)
-          / (KV bytes per token at kv_bits / 8 x context)),
-    :func:`infra_lib.planner.max_batch` with bits turned into bytes. ``overhead_fraction`` (0.1, the
-    headroom of vLLM's default ``gpu_memory_utilization = 0.9``) and ``runtime_B`` (5 GiB per GPU
-    of activations, CUDA graphs and non-torch memory) are chapter 4's teaching values; pass
-    ``gpu_mem_B`` from :func:`infra_lib.hardware.usable_memory_B`. KV bits below 16 ignore the KV
-    scales (a few percent). 0: the weights leave no room for one request.
-
-    Llama-3-70B with FP8 weights on a GPU of 141 x 10^9 bytes at 4,096 tokens: (126.9 - 5.4 - 70.6) GB /
-    (327,680 B x 4,096) -> 37 requests; with FP8 KV (163,840 B per token) 75.
-
-    >>> from infra_lib import models
-    >>> [max_batch_at(models.LLAMA3_70B, 141e9, 8, kv, 4096) for kv in (16, 8)]
-    [37, 75]
-    """
-    w = _check.positive("weight_bits", weight_bits, "bits") / 8
-    kv = _check.positive("kv_bits", kv_bits, "bits") / 8
-    return planner.max_batch(shape, gpu_mem_B, gpus, w, context, kv, overhead_fraction, runtime_B)
-
-
-@_check.finite
-def compute_bound_batch_at_bits(peak_flop_s: float, mem_bw_Bps: float, bits: float) -> float:
-    """The decode batch at which the weight matmuls turn compute-bound: B* = (F / BW) x b / 16.
-
-    The weights alone, at b bits each; :func:`infra_lib.inference.compute_bound_batch` solves the
-    same crossing for a request, its KV cache included. A step of B sequences does 2 P B FLOPs on
-    P b / 8 bytes of weights, an intensity of 16 B / b FLOP per byte; it reaches the ridge point
-    F / BW (chapter 6) at B* (equation eq-flip-batch in chapter 9). KV-cache reads add bytes and
-    push the crossing further out. Fewer bits per weight cross sooner, unless the arithmetic gets
-    faster with them (FP8 on FP8 Tensor Cores: F and b change together and B* stays).
-    ``compute_bound_batch_at_bits(F_bf16, BW, 8)`` = F_bf16 / (2 BW) is also the batch at which
-    BF16 arithmetic on P weights takes as long as reading P FP8 bytes: where W4A16 (compute-bound
-    there) and FP8 W8A8 (still memory-bound) tie.
-
-    >>> [round(compute_bound_batch_at_bits(989e12, 3.35e12, bits), 1) for bits in (16, 4)]
-    [295.2, 73.8]
-    """
-    ridge = roofline.ridge_point(peak_flop_s, mem_bw_Bps)
-    return ridge * _check.positive("bits", bits, "bits per weight") / 16
-
-
-@dataclass(frozen=True)
-class PrefillDecode:
-    """Step times in BF16 and in FP8 (weights and compute) and the speedups FP8 brings.
-
-    Each time is the roofline's max(FLOPs / peak, weight bytes / bandwidth).
-    """
-    prefill_bf16_s: float
-    prefill_fp8_s: float
-    decode_bf16_s: float
-    decode_fp8_s: float
-
-    def __post_init__(self) -> None:
-        _check.fields(self)
-        for f in ("prefill_bf16_s", "prefill_fp8_s", "decode_bf16_s", "decode_fp8_s"):
-            _check.positive(f, getattr(self, f), "s")
-
-    @property
-    def prefill_speedup(self) -> float:
-        """prefill_bf16_s / prefill_fp8_s: the FP8/BF16 peak ratio when prefill is compute-bound."""
-        return self.prefill_bf16_s / self.prefill_fp8_s
-
-    @property
-    def decode_speedup(self) -> float:
-        """decode_bf16_s / decode_fp8_s: 16 / 8 = 2 from the bytes when batch-1 decode is memory-bound."""
-        return self.decode_bf16_s / self.decode_fp8_s
-
-
-def _measured_peak(precision: str) -> float:
-    return cuda.measured_matmul_peaks_flop_s()[precision]
-
-
-@_check.finite
-def prefill_decode_speedup(n_params: float, prompt_tokens: float, mem_bw_Bps: float,
-                           bf16_flop_s: float | None = None, fp8_flop_s: float | None = None) -> PrefillDecode:
-    """Prefill and batch-1 decode with BF16 vs FP8 weights and compute.
-
-    prefill: max(2 N T / peak, N x bytes / bandwidth); decode (one token): max(2 N / peak,
-    N x bytes / bandwidth); bytes per weight 2 (BF16) and 1 (FP8, its per-tensor scales left
-    out). The peaks default to the H200's measured 8,192^3 matmul rates
-    (:func:`infra_lib.cuda.measured_matmul_peaks_flop_s`: BF16 and FP8 E4M3 via
-    ``torch._scaled_mm``). Prefill gains the peak ratio, decode the byte ratio and nothing from
-    the FLOPs.
-
-    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 1600e12)
-    >>> r.prefill_speedup, r.decode_speedup
-    (2.0, 2.0)
-    >>> r = prefill_decode_speedup(8e9, 1000, 4.8e12, 800e12, 800e12)
-    >>> r.prefill_speedup, r.decode_speedup
-    (1.0, 2.0)
-    """
-    n = _check.positive("n_params", n_params, "parameters")
-    tokens = _check.positive("prompt_tokens", prompt_tokens, "tokens")
-    bw = _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
-    peak16 = _check.positive("bf16_flop_s", _measured_peak("bf16") if bf16_flop_s is None else bf16_flop_s,
-                             "FLOP/s")
-    peak8 = _check.positive("fp8_flop_s", _measured_peak("fp8") if fp8_flop_s is None else fp8_flop_s,
-                            "FLOP/s")
-    w16, w8 = weight_B_at_bits(n, 16), weight_B_at_bits(n, 8)
-    return PrefillDecode(prefill_bf16_s=max(2 * n * tokens / peak16, w16 / bw),
-                         prefill_fp8_s=max(2 * n * tokens / peak8, w8 / bw),
-                         decode_bf16_s=max(2 * n / peak16, w16 / bw),
-                         decode_fp8_s=max(2 * n / peak8, w8 / bw))
-
-
 # ---- what the bits cost: integer quantizers and their error in a matrix product ----------------
-
-@_check.finite
-def int_qmax(bits: int) -> int:
-    """Largest code of symmetric signed integers: 2^(bits-1) - 1 (127 for INT8, 7 for INT4)."""
-    b = _check.count("bits", bits, "bits", minimum=2)
-    if b > 16:
-        raise ValueError(f"bits must be at most 16 for integer quantization, got {b}")
-    return 2 ** (b - 1) - 1
-
 
 @_check.finite
 def quantize_int(w: ArrayLike, bits: int, granularity: str, group_size: int = 128) -> FloatArray:
@@ -317,13 +53,13 @@ def quantize_int(w: ArrayLike, bits: int, granularity: str, group_size: int = 12
         raise ValueError(f"w must be a 2-D matrix (d_in x d_out), got shape {arr.shape}")
     qmax = int_qmax(bits)
     g = _check.choice("granularity", granularity, GRANULARITIES)
+    k = _check.count("group_size", group_size, "values")     # checked even when not used
     d_in, d_out = arr.shape
     if g == "tensor":
         blocks = arr.reshape(1, -1, 1)
     elif g == "channel":
         blocks = arr.reshape(1, d_in, d_out)
     else:
-        k = _check.count("group_size", group_size, "values")
         if d_in % k:
             raise ValueError(f"group_size ({k}) must divide d_in, the rows of w ({d_in})")
         blocks = arr.reshape(d_in // k, k, d_out)

@@ -366,12 +366,12 @@ def test_prose_has_no_typed_numbers():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_widget_builds_and_new_variant_recomputes(lang):
+def test_widget_builds_and_new_variant_recomputes(lang, tmp_path):
     pytest.importorskip("ipywidgets")
     for qid in ("rv_ov_q1", "rv_ov_q5"):
-        box = quiz.quiz(qid, lang)
+        box = quiz.quiz(qid, lang, tmp_path / "progress.json")
         prompt, row, out = box.children
-        text, check, new, seed = row.children
+        text, check, show, new, seed = row.children
         text.value = "nonsense"
         check.click()
         assert "✗" in out.value
@@ -386,6 +386,92 @@ def test_widget_builds_and_new_variant_recomputes(lang):
         text.value = f"{float(expected.value):.6g}" if q.numeric else q.options[lang][q.correct]
         check.click()
         assert "✓" in out.value
+    assert quiz.Progress(tmp_path / "progress.json").state("rv_ov_q1") == "right"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_answer_after_two_wrong_tries_or_on_request(lang, tmp_path):
+    pytest.importorskip("ipywidgets")
+    qid, path = "rv_ov_q1", tmp_path / "p.json"
+    prompt, row, out = quiz.quiz(qid, lang, path).children
+    text, check, show, new, seed = row.children
+    key = float(quiz.expected(qid).value)
+    answer = quiz.answer_text(qid, lang)
+    text.value = f"{key * 3:.6g}"
+    label = quiz.WORDS[lang]["answer"]
+    check.click()                       # one wrong try: the key and the solution folded, no answer block
+    assert "✗" in out.value and f"<b>{label}" not in out.value and out.value.count("<details>") == 2
+    check.click()                       # the second: the answer, open
+    assert f"<b>{label}" in out.value and answer in html.unescape(out.value) and out.value.count("<details>") == 1
+    assert quiz.Progress(path).state(qid) == "wrong"
+    show.click()                        # on request: the answer, and it does not count as right
+    assert answer in html.unescape(out.value)
+    text.value = f"{key:.6g}"
+    check.click()
+    assert "✓" in out.value and quiz.Progress(path).state(qid) == "revealed"
+    new.click()                         # a new variant answered right counts
+    text.value = f"{float(quiz.expected(qid, seed.value).value):.6g}"
+    check.click()
+    assert quiz.Progress(path).state(qid) == "right"
+
+
+def test_progress_is_kept_and_scored(tmp_path):
+    path = tmp_path / "review-progress.json"
+    first = quiz.Progress(path)
+    assert first.problem is None and not path.exists()
+    ov = [q.id for q in review.chapter_questions("ov")]
+    first.record(ov[0], True)
+    first.record(ov[1], False)
+    first.record(ov[0], False)          # right stays right
+    again = quiz.Progress(path)         # a later visit
+    assert again.states == {ov[0]: "right", ov[1]: "wrong"}
+    rows = {key: rest for key, *rest in again.score()}
+    assert rows["ov"] == [2, 1, len(ov)]
+    assert rows[""] == [2, 1, len(QUESTIONS)]
+    assert sum(r[2] for k, *r in again.score() if k) == len(QUESTIONS)
+    table = quiz.score_html(again, "zh")
+    assert f"1/{len(ov)}" in table and f"2/{len(QUESTIONS)}" in table and "第 0 章" in table
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"format": "something else"}',
+                                    '{"format": "infra_lib review progress", "questions": {"rv_ov_q1": "maybe"}}',
+                                    "\udcff"])
+def test_a_damaged_progress_file_starts_fresh_and_says_so(tmp_path, damage):
+    path = tmp_path / "review-progress.json"
+    path.write_bytes(damage.encode("utf-8", "surrogateescape"))
+    p = quiz.Progress(path)
+    assert p.states == {} and p.problem is not None and p.problem[0] == "damaged"
+    assert (tmp_path / "review-progress.json.damaged").exists() and not path.exists()
+    for lang, word in (("en", "starts fresh"), ("zh", "从头开始")):
+        assert word in quiz.score_html(p, lang)
+    p.record("rv_ov_q1", True)
+    assert quiz.Progress(path).state("rv_ov_q1") == "right" and quiz.Progress(path).problem is None
+
+
+def test_progress_that_cannot_be_saved_is_kept_in_memory(tmp_path):
+    p = quiz.Progress(tmp_path / "missing-folder" / "p.json")
+    p.record("rv_ov_q1", True)
+    assert p.state("rv_ov_q1") == "right" and p.problem is not None and p.problem[0] == "unsaved"
+    assert "cannot be saved" in quiz.score_html(p, "en")
+
+
+def test_in_jupyter_each_question_appears_once():
+    """The page's question and solution blocks are collapsed in Jupyter (the widget shows the
+    question), the headings are not; on the site (which ignores that metadata) every question
+    and its folded solution stay."""
+    import jupytext
+
+    for lang, path in PAGE.items():
+        nb = jupytext.read(path)
+        hidden = [c for c in nb.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+        blocks = [c for c in nb.cells if c.cell_type == "markdown" and re.search(r"^```\{(exercise|solution)\}", c.source, re.M)]
+        assert hidden == blocks and len(blocks) == 2 * len(IDS), lang
+        assert all(len(re.findall(r"^```\{(?:exercise|solution)\}", c.source, re.M)) == 1 for c in blocks)
+        assert all(not c.metadata.get("jupyter") for c in nb.cells if "\n## " in "\n" + c.source)
+        quizzes = [c.source for c in nb.cells if c.cell_type == "code" and c.source.startswith("quiz(")]
+        assert quizzes == [f'quiz("{i}", LANG)' for i in IDS]
+    for qid in IDS:                          # the widget itself shows the question
+        assert "<p>" in quiz.question_html(qid, "en")
 
 
 def test_quiz_hint_only_when_wrong():
@@ -414,3 +500,19 @@ def test_a_question_must_be_consistent():
                         correct=1)
     assert review.Question("x", "ov", "ov-start", "self-check", *texts, options={"en": ("a", "b"), "zh": ("甲", "乙")},
                            correct=1, misconceptions={"en": ("that a", ""), "zh": ("以为甲", "")})
+
+
+def test_every_chapter_has_eight_questions_and_estimation_chains():
+    """Issue 20: at least eight questions a chapter and ninety in all; most chapters hold a chain
+    (a numeric question whose worked solution shows an intermediate answer besides the graded one)."""
+    assert len(QUESTIONS) >= 90
+    chains = set()
+    for chapter in review.chapters():
+        qs = review.chapter_questions(chapter)
+        assert len(qs) >= 8, (chapter, len(qs))
+        for q in qs:
+            if q.numeric:
+                shown = {m.group(1) for m in review.FIELD.finditer(q.solution["en"])}
+                if len((shown & set(q.exercise.answers())) - {q.answer}) >= 1:
+                    chains.add(chapter)
+    assert len(chains) >= 8, sorted(set(review.chapters()) - chains)

@@ -121,14 +121,29 @@ LIVE = {
 }
 
 
+LIVE_REVIEW = {
+    "en": ("Run it live in your browser: ", "open the answer checker",
+           " in a notebook that ships with this site (JupyterLite). Python runs in your browser tab "
+           "(Pyodide) and nothing is loaded from outside this site; press ▶▶ to run the notebook, "
+           "then type your answers; your score is kept in this browser. This works only when the site is "
+           "served over HTTP (", "make serve", " or any web server), not when its files are opened directly "
+           "from disk."),
+    "zh": ("在浏览器里直接运行：", "打开答案检查器",
+           "。它是随本站发布的 notebook（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
+           "不从本站以外加载任何东西；按 ▶▶ 运行 notebook，再输入答案，得分保存在这个浏览器里。"
+           "这要求本站通过 HTTP 访问（", "make serve", " 或任何 Web 服务器），直接从磁盘打开网页文件时用不了。"),
+}
+
+
 def add_live_link(app, doctree, docname):
     from docutils import nodes
 
     m = re.match(r"notebooks/(en|zh)/(\d+_[\w-]+)$", docname)
-    if app.builder.name != "html" or not m or not lite.has_widgets(app.env.doc2path(docname)):
+    if app.builder.name != "html" or not m or not lite.has_live(app.env.doc2path(docname)):
         return
     lang, chapter = m.groups()
-    lead, text, middle, command, tail = LIVE[lang]
+    words = LIVE_REVIEW if lite.has_quiz(app.env.doc2path(docname)) else LIVE   # the review: its answer checker
+    lead, text, middle, command, tail = words[lang]
     url = posixpath.join(*([".."] * (docname.count("/") + 1)), lite.lite_url(lang, chapter))
     for box in doctree.findall(nodes.admonition):
         if "local-only" not in box["classes"]:

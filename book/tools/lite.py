@@ -23,6 +23,12 @@ one notebook per chapter and edition is generated from the chapter's own widget 
 with the chapter's ``edition`` cell before them), and ``jupyter lite build`` writes BUILD/site/lite.
 A chapter's page links to ``lite/notebooks/index.html?path=<lang>/<chapter>.ipynb``
 (book/ext/course_ext.py adds the link to its "Explore the assumptions" box).
+
+The review chapter (``NN_review``, written by book/tools/make_review.py) gets a live notebook too
+(``review_notebook``): its section headings, its scoreboard cell and its quiz cells (code tagged
+``skip-execution`` that calls ``quiz(...)``), after its ``edition`` cell and one import of the quiz.
+The quiz and the question bank are pure Python (tests/test_widgets_pure.py); the reader's score is
+kept in ``review-progress.json`` beside the notebook, in the browser's storage.
 """
 import base64
 import csv
@@ -49,6 +55,8 @@ WIDGET_WHEELS = ("ipywidgets", "comm", "jupyterlab_widgets")   # versions: requi
 LOCK_DEPENDS = {"ipywidgets": ["comm", "ipython", "traitlets", "jupyterlab-widgets"],
                 "comm": ["traitlets"], "jupyterlab-widgets": [], "infra-lib": ["ipywidgets"]}
 CHAPTER = re.compile(r"notebooks/en/(\d+_[\w-]+)\.md$")
+QUIZ_CALL = re.compile(r"^\s*(quiz|scoreboard)\(", re.M)   # the review's widget cells
+QUIZ_IMPORT = "from infra_lib.widgets.quiz import quiz, scoreboard"
 WIDGET_IMPORT = re.compile(r"^\s*from\s+infra_lib\.widgets(\.\w+)?\s+import\b|^\s*import\s+infra_lib\.widgets", re.M)
 
 # The first cell of each live notebook, in the edition's language (no numbers: nothing to glue).
@@ -64,6 +72,21 @@ INTRO = {
            "第一次启动 Python 要等一会儿：右上角 **Python (Pyodide)** 后面的圆圈变空时，运行全部单元"
            "（**Run → Run All Cells**，或工具栏里的 ▶▶），再拖动滑块。结果由课程的库 `infra_lib` 计算，"
            "和正文一样。改动只保存在这个浏览器里。"),
+}
+
+
+INTRO_REVIEW = {
+    "en": ("# {title}\n\n"
+           "**Live**: Python runs in this browser tab (Pyodide), and every file it needs comes from this "
+           "site. Python takes a while to start the first time: when the circle after **Python (Pyodide)** "
+           "at the top right is empty, run all cells (**Run → Run All Cells**, or ▶▶ in the toolbar). Type an "
+           "answer under a question and press **Check**. Your score and the questions you answered are kept "
+           "in this browser (the file `review-progress.json` beside this notebook)."),
+    "zh": ("# {title}\n\n"
+           "**在线运行**：Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
+           "第一次启动 Python 要等一会儿：右上角 **Python (Pyodide)** 后面的圆圈变空时，运行全部单元"
+           "（**Run → Run All Cells**，或工具栏里的 ▶▶）。在题目下面输入答案，点 **检查答案**。"
+           "你的得分和答过哪些题保存在这个浏览器里（本 notebook 旁边的文件 `review-progress.json`）。"),
 }
 
 
@@ -244,21 +267,64 @@ def has_widgets(md_path):
     return False
 
 
+def quiz_cells(notebook):
+    """The review's widget cells: code tagged ``skip-execution`` that calls ``quiz`` or ``scoreboard``."""
+    return [c for c in notebook.cells if c.cell_type == "code" and "skip-execution" in _tags(c)
+            and QUIZ_CALL.search(c.source)]
+
+
+def has_quiz(md_path):
+    """True when the page at ``md_path`` has quiz cells (the review; read without jupytext: used by Sphinx)."""
+    text = Path(md_path).read_text(encoding="utf-8")
+    for m in re.finditer(r"^```\{code-cell\}[^\n]*\n((?::[^\n]*\n)*)(.*?)^```", text, re.M | re.S):
+        tags = re.search(r"^:tags:\s*\[([^\]]*)\]", m.group(1), re.M)
+        if tags and "skip-execution" in {t.strip() for t in tags.group(1).split(",")} and QUIZ_CALL.search(m.group(2)):
+            return True
+    return False
+
+
+def has_live(md_path):
+    """True when the page at ``md_path`` gets a live notebook (widget cells, or the review's quizzes)."""
+    return has_widgets(md_path) or has_quiz(md_path)
+
+
+def _review_cells(source):
+    """The review's live cells: its section headings (markdown) and its quiz and scoreboard cells."""
+    import nbformat
+
+    out = []
+    for c in source.cells:
+        if c.cell_type == "markdown":
+            heads = [line for line in c.source.splitlines() if line.startswith("## ")]
+            out += [nbformat.v4.new_markdown_cell(h) for h in heads]
+        elif "skip-execution" in _tags(c) and QUIZ_CALL.search(c.source):
+            out.append(nbformat.v4.new_code_cell(c.source))
+    while out and out[-1].cell_type == "markdown":       # a heading with no quiz after it (the Sources)
+        out.pop()
+    return out
+
+
 def live_notebook(md_path, lang):
-    """The live notebook of one chapter: a title cell, the edition cell, the widget cells."""
+    """The live notebook of one chapter: a title cell, the edition cell, the widget cells (for the
+    review: the import of the quiz, then its headings, scoreboard and quiz cells)."""
     import jupytext
     import nbformat
 
     source = jupytext.read(md_path)
-    cells = widget_cells(source)
+    review = bool(quiz_cells(source))
+    cells = _review_cells(source) if review else widget_cells(source)
     if not cells:
         return None
     edition = [c for c in source.cells if c.cell_type == "code" and "edition" in _tags(c)]
     title = next((line[2:].strip() for c in source.cells if c.cell_type == "markdown"
                   for line in c.source.splitlines() if line.startswith("# ")), md_path.stem)
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(INTRO[lang].format(title=title))]
-    nb.cells += [nbformat.v4.new_code_cell(c.source) for c in edition[:1] + cells]
+    nb.cells = [nbformat.v4.new_markdown_cell((INTRO_REVIEW if review else INTRO)[lang].format(title=title))]
+    nb.cells += [nbformat.v4.new_code_cell(c.source) for c in edition[:1]]
+    if review:
+        nb.cells += [nbformat.v4.new_code_cell(QUIZ_IMPORT)] + cells
+    else:
+        nb.cells += [nbformat.v4.new_code_cell(c.source) for c in cells]
     for i, cell in enumerate(nb.cells):        # stable ids: the same chapter gives the same file
         cell.id = f"{md_path.stem}-{i}"
     nb.metadata = {"kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"},

@@ -6,8 +6,11 @@ the term list (infra_lib/data/glossary.toml). Run it after changing either:
     .venv/bin/python book/tools/make_review.py --check  # exit 1 if a page is out of date
 
 Each question becomes an {exercise} with its text (parameters as glue roles), a {ref} link to the
-section it tests, a quiz widget cell (remove-output, skip-execution) and a folded {solution} with
-the hint, the worked steps and the answer. The chapters come from _toc.yml, in its order: each
+section it tests, a quiz widget cell (remove-input, remove-output, skip-execution) and a folded
+{solution} with the hint, the worked steps and the answer; in Jupyter the widget shows the question
+and the two blocks are collapsed (``jupyter.source_hidden``), so each question appears once. A
+scoreboard cell (remove-cell) and a box of class local-only (book/ext/course_ext.py adds the link
+to the live page, book/tools/lite.py builds it) come after the introduction. The chapters come from _toc.yml, in its order: each
 one's number is its position there (the overview is 0, as book/ext/course_ext.py numbers it from
 the NN of the file name, which must agree), its title the first "# " heading of each edition's
 page. The review chapter is the one whose file is named NN_review.
@@ -126,18 +129,30 @@ INTRO = {
 
 Questions over the whole series, the kind an interviewer for an AI-infrastructure role asks and the kind you should be able to answer after each chapter. Most are numeric: every number in a question is a parameter bound once in `infra_lib/review/`, and every answer is computed by `infra_lib` from those parameters, so the question and its answer cannot drift apart. The others are conceptual, with three options. Questions marked **When does the conclusion flip?** ask where a rule of thumb stops being true.
 
-Each question links to the section it tests. On this website the worked solution is folded under the question; open it after you have tried. In Jupyter, the cell under each question (hidden on this website) is an answer checker: type your answer (`64`, `64 ms`, `0.064 s`, `6.4e-2 s`, `64毫秒`, `2.6k tok/s`, `~300`, `1/8` and `$572` are all read; code is never run), press **Check**, and it says whether you are right, tells a wrong unit from a wrong number, and after a wrong try shows the hint and the worked solution for those numbers, folded. **New variant** draws new numbers inside sensible ranges, on the precision the question shows them at, and recomputes the answer; for a question with options it shuffles them. The seed it shows brings the same variant back. Each wrong option tests a misconception, and the solution says which.
+Each question links to the section it tests. On this website the worked solution is folded under the question; open it after you have tried. In Jupyter and on the live page (the box below), each question is an answer checker that shows the question once (the question and solution blocks of this page are collapsed there): type your answer (`64`, `64 ms`, `0.064 s`, `6.4e-2 s`, `64毫秒`, `2.6k tok/s`, `~300`, `1/8` and `$572` are all read; code is never run), press **Check**, and it says whether you are right, tells a wrong unit from a wrong number, and after a wrong try shows the hint and the worked solution for those numbers, folded. **New variant** draws new numbers inside sensible ranges, on the precision the question shows them at, and recomputes the answer; for a question with options it shuffles them. The seed it shows brings the same variant back. After two wrong tries on a variant it gives the answer, and **Show answer** gives it at any time (a question answered that way is not counted as right). Each wrong option tests a misconception, and the solution says which. The score per chapter and overall, and which questions you answered, are kept between visits in a small file, `review-progress.json`, beside the notebook (on the live page, in your browser's storage).
 
 **What counts as right.** A number is right when it agrees with the answer to two significant figures, the rounding an interviewer expects: `300` for a ridge point of `295.3`, `17%` for `16.67%`, `3.3 TB/s` for `3,347 GB/s`. A count (GPUs, warps, replicas, blocks) must be exact.
+
+```{admonition} The answer checker: live in your browser, or in your own Jupyter
+:class: local-only
+
+This page is static, so the answer checker runs elsewhere: live in your browser (the link at the end of this box), with your score kept there, or in your own Jupyter after downloading this chapter with the download button at the top of the page (see {doc}`how to run it <../../book/en/run-it-yourself>`).
+```
 """,
     "zh": """(rv-start)=
 # 复习题：面试题与自测
 
 这里的题目覆盖整个系列：有的是 AI 基础设施岗位面试官会问的，有的是每读完一章就该答得出的。大多数是计算题：题目里的每个数都是 `infra_lib/review/` 中只绑定一次的参数，每个答案都由 `infra_lib` 根据这些参数算出，题目和答案不会对不上。其余是三选一的概念题。标着 **结论什么时候会翻转？** 的题问的是：一条经验法则到哪里就不再成立。
 
-每道题都链接到它考查的那一节。在网页上，详细解答折叠在题目下面，先自己做，再展开看。在 Jupyter 里，每道题下面的单元格（网页上不显示）是一个答案检查器：输入答案（`64`、`64 ms`、`0.064 s`、`6.4e-2 s`、`64毫秒`、`2.6k tok/s`、`~300`、`1/8`、`$572` 都能识别，输入的内容绝不会被当作代码执行），点 **检查答案**，它会告诉你对不对，分清是单位错了还是数错了；答错之后会给出提示和按这组数重算的详细解答，都先折叠起来。**换一组数** 会在合理范围内、按题目显示的精度重新抽取参数并重算答案；选择题则会打乱选项顺序。它显示的种子可以把同一组数找回来。每个错误选项都对应一种常见误解，解答里会说明是哪一种。
+每道题都链接到它考查的那一节。在网页上，详细解答折叠在题目下面，先自己做，再展开看。在 Jupyter 里和在线页面上（见下面的方框），每道题是一个答案检查器，题目只显示一次（本页的题目块和解答块在那里是折叠的）：输入答案（`64`、`64 ms`、`0.064 s`、`6.4e-2 s`、`64毫秒`、`2.6k tok/s`、`~300`、`1/8`、`$572` 都能识别，输入的内容绝不会被当作代码执行），点 **检查答案**，它会告诉你对不对，分清是单位错了还是数错了；答错之后会给出提示和按这组数重算的详细解答，都先折叠起来。**换一组数** 会在合理范围内、按题目显示的精度重新抽取参数并重算答案；选择题则会打乱选项顺序。它显示的种子可以把同一组数找回来。同一组数答错两次后，它会给出答案；**显示答案** 随时都能看答案（这样得到的答案不计为答对）。每个错误选项都对应一种常见误解，解答里会说明是哪一种。每章和全部章节的得分、答过哪些题，都保存在 notebook 旁边的一个小文件 `review-progress.json` 里，下次打开还在（在线页面上保存在你的浏览器里）。
 
 **怎样算答对。** 一个数只要和答案的前两位有效数字一致就算对，这正是面试官期待的估算精度：屋脊点 `295.3` 答 `300`，`16.67%` 答 `17%`，`3,347 GB/s` 答 `3.3 TB/s`，都算对。问的是个数（GPU、warp、副本、线程块的数量）时必须完全一致。
+
+```{admonition} 检查答案：在浏览器里直接运行，或在你自己的 Jupyter 里运行
+:class: local-only
+
+本页是静态的，答案检查器要在别处运行：可以在浏览器里直接运行（见本框末尾的链接），得分就保存在浏览器里；也可以用页面顶部的下载按钮下载本章，在你自己的 Jupyter 里运行（见{doc}`运行方法 <../../book/zh/run-it-yourself>`）。
+```
 """,
 }
 
@@ -153,7 +168,7 @@ CODE_IMPORTS = """```{code-cell} ipython3
 from infra_lib.glue import glue
 from infra_lib import review, sources
 from infra_lib.exercises import glue_all
-from infra_lib.widgets.quiz import quiz  # builds nothing until called
+from infra_lib.widgets.quiz import quiz, scoreboard  # builds nothing until called
 
 sources.reset()   # the Sources section lists every spec and measurement read from here on
 questions = review.questions()   # the bank is built here, so its registry reads are this page's
@@ -187,6 +202,17 @@ sources.show(LANG)
 ```
 """,
 }
+SCOREBOARD = """```{code-cell} ipython3
+:tags: [remove-cell, skip-execution]
+
+scoreboard(LANG)
+```
+"""
+# In Jupyter the quiz widget shows the question (and folds its hint): the page's question and
+# solution blocks, raw MyST there, are collapsed (nbformat's jupyter.source_hidden, which the site ignores).
+HIDDEN = '+++ {"jupyter": {"source_hidden": true}}\n\n'
+SHOWN = "+++\n\n"
+
 COUNTS = {
     "en": "The bank holds {glue:text}`rv_questions:.0f` questions, {glue:text}`rv_numeric:.0f` of them numeric and {glue:text}`rv_flip:.0f` of the “when does it flip” kind.\n",
     "zh": "题库共有 {glue:text}`rv_questions:.0f` 道题，其中计算题 {glue:text}`rv_numeric:.0f` 道，“结论何时翻转”类 {glue:text}`rv_flip:.0f` 道。\n",
@@ -207,7 +233,7 @@ def render_question(q: review.Question, lang: str) -> str:
     colon = ": " if lang == "en" else "："
     title = w["flip"] if q.flip else w[q.kind]
     text = review.glue_roles(q.text[lang], q.id)
-    parts = [f"```{{exercise}} {title}\n:label: {label(q.id)}\n\n{text}\n"]
+    parts = [f"{HIDDEN}```{{exercise}} {title}\n:label: {label(q.id)}\n\n{text}\n"]
     if q.options is not None:
         parts.append("\n" + "\n".join(f"- **{chr(ord('a') + i)}**. {o}" for i, o in enumerate(q.options[lang])) + "\n")
     parts.append(f"\n{section_link(q, lang)}\n```\n\n")
@@ -221,7 +247,7 @@ def render_question(q: review.Question, lang: str) -> str:
         answer = ""
         steps = review.glue_roles(q.solution[lang], q.id)
     hint = q.hint[lang] if q.options is not None else review.glue_roles(q.hint[lang], q.id)
-    sol = f"```{{solution}} {label(q.id)}\n:class: dropdown\n\n**{w['hint']}**{colon}{hint}\n\n"
+    sol = f"{HIDDEN}```{{solution}} {label(q.id)}\n:class: dropdown\n\n**{w['hint']}**{colon}{hint}\n\n"
     sol += (f"{answer}\n\n{steps}\n" if answer else f"{steps}\n") + "```\n"
     parts.append(sol)
     return "".join(parts)
@@ -232,12 +258,12 @@ def render_chapter(lang: str) -> str:
     comment = ("Numbers typed in this page's prose on purpose: none; every number comes from glue."
                if lang == "en" else "本页正文没有手写的数字：每个数都来自 glue。")
     out = [FRONT.format(comment=comment), "\n", INTRO[lang], "\n", CODE_EDITION.format(lang=lang, other=other), "\n",
-           CODE_IMPORTS, "\n", COUNTS[lang], "\n"]
+           CODE_IMPORTS, "\n", COUNTS[lang], "\n", SCOREBOARD, "\n"]
     for key, chapter in tested_chapters(toc_chapters()):
-        out.append(f"(rv-{key})=\n## {chapter.heading(lang)}\n\n")
+        out.append(f"{SHOWN}(rv-{key})=\n## {chapter.heading(lang)}\n\n")
         for q in review.chapter_questions(key):
             out.append(render_question(q, lang) + "\n")
-    out.append(SOURCES[lang])
+    out.append(SHOWN + SOURCES[lang])
     return "".join(out)
 
 

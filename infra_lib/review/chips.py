@@ -89,4 +89,34 @@ def questions() -> list[Question]:
              "良率随面积下降得比线性还快，所以半大小的 die 因缺陷损失得更少；缺陷密度接近零时，两种做法的良率都接近百分之百，拆开只会平添封装成本。"),
             ("Compare the yield of one area with the square of the yield of half of it.", "比较整块面积的良率与半块面积良率的平方。"),
             flip=True),
+
+        _num("rv_ch1_q7", KEY, "ch1-yield", "interview",
+             {"area": Param(600, "mm²", 100, 850, integer=True), "d0": Param(0.1, "defects/cm²", 0.05, 0.3),
+              "wafer": Param(fab.wafer_diameter_mm(), "mm")},
+             lambda area, d0, wafer: {"gross": Answer(fab.gross_dies_per_wafer(area, wafer), "dies"),
+                               "y": Answer(fab.murphy_yield(area, d0), "fraction"),
+                               "good": Answer(fab.good_dies_per_wafer(area, d0, wafer_diameter_mm=wafer), "dies")},
+             "good",
+             ("A {area:.0f} mm² die is made on {wafer:.0f} mm wafers with {d0:.2f} defects per cm². Using Murphy's yield model, how "
+              "many good dies does a wafer give on average?",
+              "一个 {area:.0f} mm² 的 die 在 {wafer:.0f} mm 晶圆上制造，缺陷密度为每平方厘米 {d0:.2f} 个。按 Murphy 良率模型，一片晶圆平均能出多少颗好 die？"),
+             ("Two steps: gross dies per wafer (with the edge loss), then times the die yield.",
+              "两步：先算每片晶圆能切出的 die 数（计入边缘损失），再乘以 die 的良率。"),
+             ("{gross:.1f} gross dies × a yield of {y:.1%} = **{good:.1f} dies** that work.",
+              "{gross:.1f} 颗 die × {y:.1%} 的良率 = 好 die **{good:.1f}** 颗。")),
+
+        _mc("rv_ch1_q8", KEY, "ch1-kgd", "self-check",
+            ("A package holds several dies bonded before any is tested. Why does its yield fall faster than any die's?",
+             "一个封装里有好几颗 die，键合前都没有测试。为什么封装的良率比任何一颗 die 的良率掉得都快？"),
+            (("Bonding damages the dies", "键合会损坏 die",
+              "That the loss comes from assembly: even with perfect bonding one bad die spoils the package; the loss "
+              "multiplies over the dies.", "以为损失来自组装：即使键合完美，一颗坏 die 也会毁掉整个封装；损失按 die 的数目相乘。"),
+             ("Every die must be good, so the yields multiply", "每颗 die 都得是好的，所以良率相乘"),
+             ("Bigger packages have more defects per mm²", "封装越大，每平方毫米的缺陷越多",
+              "That defect density grows with the package: the density is the wafer's; what grows is the number of dies "
+              "that must all be good.", "以为缺陷密度随封装变大：缺陷密度是晶圆的属性；增加的是必须全部合格的 die 数。")), 1,
+            ("One bad die scraps the package with all its good dies, so its yield is the die yield to the power of the dies; "
+             "testing dies first (known good die) stops the compounding.",
+             "一颗坏 die 会让整个封装连同其他好 die 一起报废，所以封装良率是 die 良率的 die 数次方；先把 die 测试一遍（已知良品裸片）就不会层层相乘。"),
+            ("What happens to the good dies in a package with one bad one?", "一个封装里有一颗坏 die，其他好 die 会怎样？")),
     ]

@@ -1,12 +1,59 @@
 """Chapter 8's questions: serving, topologies, gang scheduling and sharing (08_clusters).
 
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
-from .. import autoscale, scheduling, units
+import functools
+from collections.abc import Callable
+
+from .. import autoscale, mig, scheduling, units
 from ..exercises import Answer, Param
 from .core import Question, _clear_of_integer, _mc, _num
 
 FILE = "08_clusters"   # the chapter these questions test: its file in _toc.yml
 KEY = "ch8"   # in the ids of its questions (rv_ch8_q1) and the review's label for them (rv-ch8)
+
+
+def _memo(fn: Callable[..., dict[str, Answer]]) -> Callable[..., dict[str, Answer]]:
+    """Remember a question's answers by its arguments (the property tests grade each variant several
+    ways; packing and the simulations are the slow part). Answers are frozen; each caller gets its own dict."""
+    @functools.lru_cache(maxsize=4096)
+    def cached(args: tuple[object, ...], kwargs: tuple[tuple[str, object], ...]) -> tuple[tuple[str, Answer], ...]:
+        return tuple(fn(*args, **dict(kwargs)).items())
+
+    @functools.wraps(fn)
+    def call(*args: object, **kwargs: object) -> dict[str, Answer]:
+        return dict(cached(args, tuple(sorted(kwargs.items()))))
+    return call
+
+
+@_memo
+def _ch8_mig(n3: int, n2: int) -> dict[str, Answer]:
+    """How many 1g.10gb instances still fit beside n3 3g.40gb and n2 2g.20gb on one H100 80 GB (0: none,
+    or the two alone do not fit)."""
+    base = ["3g.40gb"] * n3 + ["2g.20gb"] * n2
+    k = 0
+    while base and mig.pack(base).ok and k < mig.MEMORY_SLICES and mig.pack(base + ["1g.10gb"] * (k + 1)).ok:
+        k += 1
+    return {"ones": Answer(k, "instances", rel_tol=0)}
+
+
+@_memo
+def _ch8_gang(need: int, per: int) -> dict[str, Answer]:
+    """The fewest free GPUs at which two jobs of ``need`` nodes' worth, given a node at a time, both finish."""
+    gpus = need * per
+    free = next(f for f in range(gpus, 2 * gpus + 1) if not scheduling.deadlocked(scheduling.simulate(f, gpus, gpus_per_node=per)))
+    return {"need_gpus": Answer(gpus, "GPUs", rel_tol=0), "free": Answer(free, "GPUs", rel_tol=0)}
+
+
+@_memo
+def _ch8_burst(image_gb: float, weights_gb: float, init: float, burst: float, pull: float, load: float, base: float,
+               lat: float, slots: int, util: float) -> dict[str, Answer]:
+    cold = autoscale.cold_start(image_gb * units.GB, pull * units.GB, weights_gb * units.GB, load * units.GB, init)
+    trace = autoscale.simulate_burst(base, burst, lat, slots, cold.total_s, utilization=util)
+    ready = autoscale.replicas_needed(base, lat, slots, util)
+    serve = ready * slots / lat
+    return {"cold": Answer(cold.total_s, "s"), "ready": Answer(ready, "replicas", rel_tol=0),
+            "serve": Answer(serve, "requests/s"), "excess": Answer(burst - serve, "requests/s"),
+            "queued": Answer(trace.peak_queued, "requests")}
 
 
 def questions() -> list[Question]:
@@ -82,4 +129,86 @@ def questions() -> list[Question]:
             ("MIG gives isolated slices of SMs and memory: worth it when jobs are small; a job that needs the whole GPU loses "
              "from the split.", "MIG 切出相互隔离的 SM 和显存切片：作业小时划算；需要整块 GPU 的作业切分后反而吃亏。"),
             ("What does a slice take away?", "切片拿走了什么？"), flip=True),
+
+        _num("rv_ch8_q7", KEY, "ch8-sharing", "self-check",
+             {"n3": Param(1, "", 0, 1, integer=True), "n2": Param(1, "", 0, 3, integer=True)},
+             _ch8_mig, "ones",
+             ("An H100 already holds {n3:.0f} MIG instance(s) of 3g.40gb and {n2:.0f} of 2g.20gb. How many 1g.10gb "
+              "instances can still be added?",
+              "一块 H100 上已经有 {n3:.0f} 个 3g.40gb 和 {n2:.0f} 个 2g.20gb 的 MIG 实例。还能再加几个 1g.10gb 实例？"),
+             ("Count both budgets: seven compute slices and eight memory slices, and each profile's allowed start positions.",
+              "两份预算都要算：七个计算切片、八个内存切片，还有每种配置允许的起始位置。"),
+             ("Placing them by the placement rules, **{ones:.0f}** more of 1g.10gb still fit.",
+              "按放置规则摆放，还能放下 **{ones:.0f}** 个 1g.10gb 实例。")),
+
+        _num("rv_ch8_q8", KEY, "ch8-gang", "interview",
+             {"need": Param(8, "GPUs", 2, 16, integer=True, scale=0.125), "per": Param(8, "GPUs per node")},
+             lambda need, per: _ch8_gang(int(need), int(per)),
+             "free",
+             ("Two jobs each need {need:.0f} GPUs. Without gang scheduling, a scheduler gives each waiting job in turn one node "
+              "({per:.0f} GPUs) at a time, and a job starts only when it holds all it needs. What is the fewest free GPUs for "
+              "which both jobs finish?",
+              "两个作业各需要 {need:.0f} 块 GPU。没有成组调度时，调度器轮流给每个等待中的作业一次分一个节点（{per:.0f} 块 GPU），"
+              "作业要拿齐所需的全部 GPU 才会启动。空闲 GPU 至少要有多少块，两个作业才都能跑完？"),
+             ("The jobs take nodes alternately; the first must complete its set before the GPUs run out.",
+              "两个作业轮流拿节点；第一个作业要在 GPU 被分光之前凑齐。"),
+             ("When the first job completes its {need_gpus:.0f} the second holds one node fewer: **{free:.0f} GPUs**. With one "
+              "node less, both hold part of what they need and wait forever.",
+              "第一个作业凑齐 {need_gpus:.0f} 块时，第二个作业少一个节点：**{free:.0f} 块 GPU**。再少一个节点，两个作业都只拿到一部分，"
+              "就会永远等下去。"),
+             flip=True),
+
+        _num("rv_ch8_q9", KEY, "ch8-serving", "interview",
+             {"image_gb": Param(10, "GB", 2, 20, integer=True), "pull": Param(0.5, "GB/s"),
+              "weights_gb": Param(16, "GB", 4, 140, integer=True), "load": Param(1.0, "GB/s"),
+              "init": Param(30, "s", 10, 60, integer=True), "burst": Param(30, "requests/s", 20, 40, integer=True),
+              "base": Param(10, "requests/s"), "lat": Param(2, "s"), "slots": Param(16, "requests"),
+              "util": Param(0.8, "fraction")},
+             lambda image_gb, weights_gb, init, burst, pull, load, base, lat, slots, util: _ch8_burst(
+                 image_gb, weights_gb, init, burst, pull, load, base, lat, int(slots), util),
+             "queued",
+             ("A service runs at {base:.0f} requests/s on replicas sized for {util:.0%} load; each request takes {lat:.0f} s and a "
+              "replica serves {slots:.0f} at once. Load jumps to {burst:.0f} requests/s. A new replica pulls a {image_gb:.0f} GB "
+              "image at {pull:.1f} GB/s, loads {weights_gb:.0f} GB of weights at {load:.1f} GB/s and starts its engine in "
+              "{init:.0f} s. How many requests queue up before the new replicas are ready?",
+              "一个服务以每秒 {base:.0f} 个请求运行，副本数按 {util:.0%} 负载配置；每个请求耗时 {lat:.0f} s，一个副本同时服务 {slots:.0f} 个。"
+              "负载突然跳到每秒 {burst:.0f} 个。新副本要以 {pull:.1f} GB/s 拉取 {image_gb:.0f} GB 的镜像，以 {load:.1f} GB/s 加载 "
+              "{weights_gb:.0f} GB 权重，再用 {init:.0f} s 启动引擎。新副本就绪前会积压多少个请求？"),
+             ("First the cold start (in series), then what the running replicas serve; the excess queues for the whole cold "
+              "start.", "先算冷启动时间（各步串行），再算现有副本能服务多少；超出的部分在整个冷启动期间排队。"),
+             ("Cold start {cold:.0f} s; {ready:.0f} replicas serve {serve:.0f} requests/s, so {excess:.0f} requests/s queue: "
+              "{excess:.0f} × {cold:.0f} = **{queued:,.0f} requests**.",
+              "冷启动 {cold:.0f} s；{ready:.0f} 个副本每秒服务 {serve:.0f} 个请求，每秒积压 {excess:.0f} 个："
+              "{excess:.0f} × {cold:.0f} = **{queued:,.0f} 个请求**。")),
+
+        _mc("rv_ch8_q10", KEY, "ch8-sharing", "interview",
+            ("Two tenants share one GPU, and one of them must not be able to crash or slow the other. Which sharing mode gives "
+             "that?",
+             "两个租户共用一块 GPU，其中一个不能把另一个搞崩或拖慢。哪种共享方式做得到？"),
+            (("Time-slicing", "时间片轮转",
+              "That taking turns isolates: time-sliced processes share all the memory, one can allocate it all, and there is "
+              "no fault isolation between replicas.", "以为轮流使用就算隔离：时间片下各进程共享全部显存，一个进程可以把它占满，副本之间也没有故障隔离。"),
+             ("MPS", "MPS",
+              "That separate address spaces are isolation: MPS keeps clients' memory apart, but a fatal error in one takes "
+              "down every client, and nothing partitions bandwidth or cache.", "以为地址空间隔开就是隔离：MPS 确实隔开了各客户端的内存，但一个客户端的致命错误会拖垮所有客户端，带宽和缓存也没有划分。"),
+             ("MIG", "MIG")), 2,
+            ("MIG partitions SMs, memory, cache and bandwidth in hardware, so each instance has its own faults and its own "
+             "share; MPS overlaps kernels without fault isolation, time-slicing isolates nothing.",
+             "MIG 在硬件上划分 SM、显存、缓存和带宽，每个实例的故障和资源都是自己的；MPS 让 kernel 并发但没有故障隔离，时间片轮转则什么都不隔离。"),
+            ("What does each mode partition?", "每种方式划分了什么？")),
+
+        _mc("rv_ch8_q11", KEY, "ch8-sharing", "self-check",
+            ("A pod needs two GPUs in the same NVLink domain. What lets Kubernetes ask for that?",
+             "一个 pod 需要同一个 NVLink 域里的两块 GPU。Kubernetes 靠什么才能提出这样的请求？"),
+            (("A DRA ResourceClaim that selects devices by attribute", "按属性选择设备的 DRA ResourceClaim"),
+             ("A limit of two nvidia.com/gpu through the device plugin", "通过 device plugin 在 limits 里写两个 nvidia.com/gpu",
+              "That the device plugin can describe devices: its resource is a bare count; the scheduler knows how many GPUs a "
+              "node has, not how they are linked.", "以为 device plugin 能描述设备：它的资源只是一个计数；调度器只知道节点有几块 GPU，不知道它们怎么互连。"),
+             ("A node selector on the GPU model", "按 GPU 型号的节点选择器",
+              "That the right model is the right placement: a selector picks nodes, not which GPUs of a node share an NVLink "
+              "domain.", "以为选对型号就选对了位置：节点选择器选的是节点，而不是节点里哪几块 GPU 在同一个 NVLink 域。")), 0,
+            ("A device plugin advertises a count; DRA publishes each device with attributes (model, memory, NVLink domain) "
+             "and a claim matches them, which a bare counter cannot express.",
+             "device plugin 只公布数量；DRA 把每个设备连同属性（型号、显存、所在 NVLink 域）一起公布，由 claim 去匹配，这是单纯的计数表达不了的。"),
+            ("What does the scheduler know about a GPU under each?", "两种方式下，调度器各知道 GPU 的哪些信息？")),
     ]

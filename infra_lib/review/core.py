@@ -77,7 +77,7 @@ class Question:
 
     def expected(self, exercise: Exercise | None = None) -> Answer:
         """The graded answer of this question (of ``exercise``, a drawn variant, when given)."""
-        ex = exercise or self.exercise
+        ex = self.exercise if exercise is None else _check.instance("exercise", exercise, Exercise)
         if ex is None:
             assert self.options is not None
             return Answer(self.options["en"][self.correct])
@@ -105,10 +105,13 @@ class Question:
         """Is the variant physically possible: every answer finite, every fraction in [0, 1], the
         graded answer positive, and the question's ``valid`` predicate (on the parameters' values
         and the answers' values) true?"""
-        ex = exercise or self.exercise
+        ex = self.exercise if exercise is None else _check.instance("exercise", exercise, Exercise)
         if ex is None:
             return True
-        found = ex.answers()
+        try:
+            found = ex.answers()
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return False          # an answer that cannot be a number (inf, nan, a division by zero): redraw
         for a in found.values():
             if a.numeric and (not math.isfinite(float(a.value)) or (a.unit == "fraction" and not 0 <= float(a.value) <= 1)):
                 return False

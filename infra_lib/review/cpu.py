@@ -92,4 +92,34 @@ def questions() -> list[Question]:
             ("A graph replays a recorded sequence of kernels with one launch; the kernels do the same work and move the same "
              "bytes.", "graph 用一次发射重放录好的一串 kernel；kernel 本身做的计算和搬的字节都不变。"),
             ("What is recorded once and replayed?", "录一次、重放多次的是什么？")),
+
+        _num("rv_ch2_q7", KEY, "ch2-pipelines", "self-check",
+             {"cpi": Param(0.5, "cycles", 0.3, 1.5), "f": Param(0.2, "fraction", 0.1, 0.3), "m": Param(0.05, "fraction", 0.01, 0.2),
+              "pen": Param(15, "cycles", 10, 25, integer=True), "ghz": Param(3.0e9, "GHz", 2e9, 4e9, scale=1e9)},
+             lambda cpi, f, m, pen, ghz: {"cpi_b": Answer(cpu.cpi_with_branches(cpi, f, m, pen), "cycles"),
+                                          "ns": Answer(cpu.time_per_instruction_s(cpu.cpi_with_branches(cpi, f, m, pen), ghz) * 1e9, "ns")},
+             "ns",
+             ("A core at {ghz:.1f} GHz has a base CPI of {cpi:.2f}; {f:.0%} of instructions are branches, {m:.0%} of them are "
+              "mispredicted and each misprediction costs {pen:.0f} cycles. What is the average time per instruction, in ns?",
+              "一个 {ghz:.1f} GHz 的核心，基础 CPI 为 {cpi:.2f}；{f:.0%} 的指令是分支，其中 {m:.0%} 预测错误，每次预测错误损失 {pen:.0f} 个周期。"
+              "平均每条指令要多少纳秒？"),
+             ("First the CPI with the branch stalls, then cycles over the clock.", "先算计入分支停顿后的 CPI，再用周期数除以时钟频率。"),
+             ("CPI = {cpi:.2f} + {f:.0%} × {m:.0%} × {pen:.0f} = {cpi_b:.3f}; {cpi_b:.3f} / {ghz:.1f} GHz = **{ns:.3f} ns**.",
+              "CPI = {cpi:.2f} + {f:.0%} × {m:.0%} × {pen:.0f} = {cpi_b:.3f}；{cpi_b:.3f} / {ghz:.1f} GHz = **{ns:.3f} ns**。")),
+
+        _mc("rv_ch2_q8", KEY, "ch2-numa", "interview",
+            ("A data loader on a two-socket server is slower than on one socket, though it uses twice the cores. What is the "
+             "likely cause?",
+             "在双路服务器上，数据加载程序用了两倍的核心，却比在单路上还慢。最可能的原因是什么？"),
+            (("Its threads read memory attached to the other socket", "它的线程在读另一个插槽上挂的内存"),
+             ("The second socket runs at a lower clock", "第二个插槽的时钟频率更低",
+              "That sockets differ in speed: both run the same cores at the same clock; what differs is how far each "
+              "thread is from the memory it reads.", "以为两个插槽速度不同：两边是同样的核心、同样的频率；不同的是线程离它读的内存有多远。"),
+             ("Two sockets share one L1 cache", "两个插槽共用一个 L1 缓存",
+              "That caches are shared across sockets: L1 and L2 are per core and L3 per socket; what crosses the sockets is "
+              "the interconnect to remote memory.", "以为缓存跨插槽共享：L1、L2 属于每个核心，L3 属于每个插槽；跨插槽的是访问远端内存的互连。")), 0,
+            ("A remote access crosses the socket interconnect and costs more than a local one; pinning threads and their "
+             "memory to one NUMA node removes it.",
+             "远端访问要经过插槽间互连，比本地访问贵；把线程和它的内存绑到同一个 NUMA 节点上就能消除。"),
+            ("Where is each thread's memory?", "每个线程的内存在哪里？")),
     ]

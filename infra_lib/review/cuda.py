@@ -86,4 +86,41 @@ def questions() -> list[Question]:
             ("A tile loaded once feeds a whole row or column of outputs, raising FLOP per byte of HBM traffic.",
              "一个数据块加载一次，就能供整行或整列输出使用，每字节 HBM 访存对应的运算量就上去了。"),
             ("Think of arithmetic intensity.", "想想算术强度。")),
+
+        _num("rv_ch5_q7", KEY, "ch5-coalescing", "interview",
+             {"read": Param(200e9, "GB/s", 50e9, 500e9, scale=1e9), "write": Param(200e9, "GB/s", 50e9, 500e9, scale=1e9),
+              "stride": Param(32, "elements", 2, 32, integer=True), "el_b": Param(4, "B"), "sector": Param(cuda.SECTOR_B, "B")},
+             lambda read, write, stride, el_b, sector: {
+                 "useful": Answer(cuda.useful_fraction(stride, int(el_b), 32, int(sector)), "fraction"),
+                 "moved": Answer(cuda.sector_traffic_Bps(read, stride, write, int(el_b), int(sector)) / units.GB, "GB/s")},
+             "moved",
+             ("A kernel reads {el_b:.0f}-byte floats with a stride of {stride:.0f} elements at {read:.0f} GB/s of useful data and "
+              "writes its output, coalesced, at {write:.0f} GB/s. Memory moves whole {sector:.0f}-byte sectors. How many GB/s does "
+              "the memory actually move?",
+              "一个 kernel 以 {stride:.0f} 个元素的步长读取 {el_b:.0f} 字节的 float，有用数据的读取速率为 {read:.0f} GB/s，"
+              "输出以合并访问的方式写出，速率为 {write:.0f} GB/s。显存按 {sector:.0f} 字节的整扇区搬运。显存实际搬运多少 GB/s？"),
+             ("Count reads and writes apart: the strided read drags in whole sectors, the coalesced write moves what it writes.",
+              "读和写分开算：跨步读取会带进整个扇区，合并的写入只搬它写的字节。"),
+             ("The read uses {useful:.1%} of each sector: {read:.0f} / {useful:.1%} + {write:.0f} = **{moved:,.0f} GB/s**.",
+              "读取只用到每个扇区的 {useful:.1%}：{read:.0f} / {useful:.1%} + {write:.0f} = **{moved:,.0f} GB/s**。")),
+
+        _num("rv_ch5_q8", KEY, "ch5-tiling", "interview",
+             {"m": Param(4096, "rows", 256, 8192, integer=True), "n": Param(4096, "columns", 256, 8192, integer=True),
+              "tile": Param(128, "elements"), "sms": Param(132, "SMs", 100, 160, integer=True)},
+             lambda m, n, tile, sms: {
+                 "tiles": Answer(cuda.output_tiles(m, n, int(tile), int(tile)), "tiles", rel_tol=0),
+                 "waves": Answer(cuda.wave_quantization(cuda.output_tiles(m, n, int(tile), int(tile)), sms).waves, "waves", rel_tol=0),
+                 "eff": Answer(cuda.wave_quantization(cuda.output_tiles(m, n, int(tile), int(tile)), sms).efficiency, "fraction")},
+             "eff",
+             ("A matmul's {m:,.0f} × {n:,.0f} output is cut into {tile:.0f} × {tile:.0f} tiles, one thread block each, one block "
+              "per SM at a time on {sms:.0f} SMs. What share of the SM slots do its waves keep busy?",
+              "一个矩阵乘的 {m:,.0f} × {n:,.0f} 输出切成 {tile:.0f} × {tile:.0f} 的块，每块一个线程块，{sms:.0f} 个 SM 上每个 SM 同时只跑一个线程块。"
+              "这些波次让 SM 槽位忙碌的比例是多少？"),
+             ("Tiles (rounded up in each dimension), then waves of one tile per SM, rounded up.",
+              "先算块数（每个维度向上取整），再算波次：每个 SM 一块，向上取整。"),
+             ("{tiles:,.0f} tiles in {waves:.0f} waves of {sms:.0f}: {tiles:,.0f} / ({waves:.0f} × {sms:.0f}) = **{eff:.1%}**; "
+              "the last wave is the partly empty one.",
+              "{tiles:,.0f} 个块分成 {waves:.0f} 波，每波 {sms:.0f} 个：{tiles:,.0f} / ({waves:.0f} × {sms:.0f}) = **{eff:.1%}**；"
+              "空出来的是最后一波。"),
+             valid=lambda v: v["waves"] >= 2 and v["eff"] < 1),
     ]

@@ -82,4 +82,59 @@ def questions() -> list[Question]:
             ("Static batching waits for the longest request of a batch; continuous batching schedules per iteration, so slots "
              "never idle while requests wait.", "静态批处理要等 batch 里最长的请求结束；连续批处理按迭代调度，只要还有请求在排队，槽位就不会空着。"),
             ("Who waits for whom in a static batch?", "静态批处理里谁在等谁？")),
+
+        _num("rv_ch7_q7", KEY, "ch7-training", "interview",
+             {"params_b": Param(7.5, "billion parameters", 1, 70), "stage": Param(2, "", 1, 3, integer=True),
+              "gpus": Param(64, "GPUs", 8, 512, integer=True)},
+             lambda params_b, stage, gpus: {
+                 "bpp": Answer(training_memory.bytes_per_param(stage, gpus), "bytes"),
+                 "ddp_gb": Answer(training_memory.model_state_B(params_b * 1e9) / units.GB, "GB"),
+                 "gb": Answer(training_memory.model_state_B(params_b * 1e9, stage, gpus) / units.GB, "GB")},
+             "gb",
+             ("A {params_b:.1f}B-parameter model trains in mixed precision with Adam (two bytes of weights, two of gradients, twelve of optimizer state per parameter) under ZeRO "
+              "stage {stage:.0f} over {gpus:.0f} GPUs. How many GB of weights, gradients and optimizer state does each GPU hold?",
+              "一个 {params_b:.1f}B 参数的模型用 Adam 做混合精度训练（每个参数权重两字节、梯度两字节、优化器状态十二字节），在 {gpus:.0f} 块 GPU 上使用 ZeRO 第 "
+              "{stage:.0f} 阶段。每块 GPU 上的权重、梯度和优化器状态共多少 GB？"),
+             ("Stage one shards the optimizer state, stage two also the gradients, stage three the weights too.",
+              "第一阶段切分优化器状态，第二阶段再切梯度，第三阶段连权重也切。"),
+             ("{bpp:.3f} bytes per parameter × {params_b:.1f}B = **{gb:.1f} GB**, against {ddp_gb:.0f} GB per GPU without ZeRO.",
+              "每个参数 {bpp:.3f} 字节 × {params_b:.1f}B = **{gb:.1f} GB**，不用 ZeRO 时每块 GPU 要 {ddp_gb:.0f} GB。")),
+
+        _num("rv_ch7_q8", KEY, "ch7-training", "self-check",
+             {"tokens": Param(4096, "tokens", 1024, 9999, integer=True), "hidden": Param(8192, "", 2048, 8192, integer=True),
+              "layers": Param(80, "layers", 8, 128, integer=True), "ranks": Param(8, "GPUs", 2, 8, integer=True),
+              "bw": Param(450e9, "GB/s", 100e9, 900e9, scale=1e9)},
+             lambda tokens, hidden, layers, ranks, bw: {
+                 "act_mb": Answer(tokens * hidden * 2 / units.MB, "MB"),
+                 "sent_gb": Answer(training_memory.tensor_parallel_comm(tokens, hidden, layers, ranks, bw).sent_B / units.GB, "GB"),
+                 "ms": Answer(training_memory.tensor_parallel_comm(tokens, hidden, layers, ranks, bw).time_s / units.MS, "ms")},
+             "ms",
+             ("Megatron tensor parallelism over {ranks:.0f} GPUs trains {tokens:,.0f} tokens per step through {layers:.0f} layers of "
+              "width {hidden:,.0f}, activations in BF16, on links of {bw:.0f} GB/s per direction. How long do its all-reduces take "
+              "per step, in ms?",
+              "在 {ranks:.0f} 块 GPU 上做 Megatron 张量并行，每步训练 {tokens:,.0f} 个 token，模型 {layers:.0f} 层、宽度 {hidden:,.0f}，"
+              "激活为 BF16，链路单向 {bw:.0f} GB/s。每步的 all-reduce 共要多少毫秒？"),
+             ("Four all-reduces per layer (two forward, two backward), each of tokens × width values; a ring all-reduce sends "
+              "nearly twice the buffer.",
+              "每层四次 all-reduce（前向两次、反向两次），每次是 token 数 × 宽度个值；环形 all-reduce 发送的字节接近缓冲区的两倍。"),
+             ("Each all-reduce is {act_mb:.0f} MB; four per layer over {layers:.0f} layers send {sent_gb:.1f} GB per GPU: **{ms:,.0f} ms** per step "
+              "at {bw:.0f} GB/s.",
+              "每次 all-reduce {act_mb:.0f} MB；每层四次、共 {layers:.0f} 层，每块 GPU 发送 {sent_gb:.1f} GB：每步 **{ms:,.0f} ms**（{bw:.0f} GB/s）。")),
+
+        _mc("rv_ch7_q9", KEY, "ch7-compilers", "interview",
+            ("A model under torch.compile is no faster than in eager mode. What do you check first?",
+             "一个模型用了 torch.compile，却不比 eager 模式快。首先该查什么？"),
+            (("Whether the GPU's clock is lower under compilation", "编译后 GPU 的时钟是否更低",
+              "That compilation changes the hardware's speed: the GPU runs the same clock; what changes is which kernels it "
+              "is given.", "以为编译会改变硬件速度：GPU 的时钟不变；变的是交给它的 kernel。"),
+             ("Whether the matmuls were rewritten in Triton", "矩阵乘是否被改写成 Triton",
+              "That the compiler's gain is faster matmuls: Inductor leaves large matmuls to cuBLAS or templates; its gain is "
+              "fusing the operations around them.", "以为编译器的收益来自更快的矩阵乘：Inductor 把大矩阵乘留给 cuBLAS 或模板；它的收益在于融合周围的算子。"),
+             ("Its graph breaks and recompilations", "它的 graph break 和重新编译")), 2,
+            ("Each graph break runs the unsupported code in Python and starts a new graph, so fusion stops at it; a guard that "
+             "fails (a new shape, a changed Python value) recompiles. Few graphs and stable guards are the precondition of a "
+             "speed-up.",
+             "每个 graph break 都让不支持的代码回到 Python 里执行，再开一个新图，融合到此为止；守卫一旦失效（新的形状、变了的 Python 值）"
+             "就会重新编译。图少、守卫稳定，才谈得上加速。"),
+            ("What stops fusion, and what throws a compiled graph away?", "什么会让融合中断？什么会让编译好的图作废？")),
     ]

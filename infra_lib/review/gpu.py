@@ -1,9 +1,9 @@
 """Chapter 3's questions: warps, Little's law, Tensor Core peaks, block formats, NVLink (03_gpu).
 
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
-from .. import formats, generations, gpu, hardware as hw, occupancy, units
+from .. import generations, gpu, hardware as hw, minifloat as formats, occupancy, units  # pure: runs in the browser
 from ..exercises import Answer, Param
-from .core import Question, _mc, _num, common
+from .core import Question, _clear_of_integer, _mc, _num, common
 
 FILE = "03_gpu"   # the chapter these questions test: its file in _toc.yml
 KEY = "ch3"   # in the ids of its questions (rv_ch3_q1) and the review's label for them (rv-ch3)
@@ -106,4 +106,22 @@ def questions() -> list[Question]:
              "others; Little's law says how many bytes must be in flight for that to reach the bandwidth.",
              "切换 warp 没有开销（寄存器一直留在 SM 上），调度器拿别的 warp 的工作填补一个 warp 的等待；利特尔定律告诉你，要有多少字节在途才能跑满带宽。"),
             ("What does a warp do while its load is on the way?", "一个 warp 的加载在路上时，它在做什么？")),
+
+        _num("rv_ch3_q8", KEY, "ch3-littles-law", "interview",
+             {"bw": Param(c.h100_bw, "TB/s", 1e12, 8e12, scale=1e12), "ns": Param(600e-9, "ns", 300e-9, 900e-9, scale=1e-9),
+              "sms": Param(c.h100_sms, "SMs", 100, 160, integer=True), "per_warp": Param(512, "B", 128, 512, integer=True)},
+             lambda bw, ns, sms, per_warp: {"mb": Answer(gpu.bytes_in_flight_B(bw, ns) / units.MB, "MB"),
+                                            "per_sm": Answer(gpu.bytes_in_flight_B(bw, ns) / sms / units.KB, "KB"),
+                                            "warps": Answer(gpu.warps_needed(bw, ns, sms, per_warp), "warps", rel_tol=0)},
+             "warps",
+             ("A GPU has {bw:.2f} TB/s of memory bandwidth, {ns:.0f} ns of memory latency and {sms:.0f} SMs; each warp keeps "
+              "{per_warp:.0f} bytes of loads in flight. How many warps per SM does it take to reach the bandwidth?",
+              "一块 GPU 的显存带宽为 {bw:.2f} TB/s，访存延迟 {ns:.0f} ns，有 {sms:.0f} 个 SM；每个 warp 保持 {per_warp:.0f} 字节的加载在途。"
+              "每个 SM 需要多少个 warp 才能跑满带宽？"),
+             ("Little's law: bytes in flight = bandwidth × latency; share them over the SMs, then over the warps.",
+              "利特尔定律：在途字节 = 带宽 × 延迟；先分到每个 SM，再分到每个 warp。"),
+             ("{bw:.2f} TB/s × {ns:.0f} ns = {mb:.2f} MB in flight, {per_sm:.1f} KB per SM; / {per_warp:.0f} B, rounded up: "
+              "**{warps:.0f} warps**.",
+              "{bw:.2f} TB/s × {ns:.0f} ns = {mb:.2f} MB 在途，每个 SM {per_sm:.1f} KB；除以 {per_warp:.0f} B，向上取整：**{warps:.0f} 个 warp**。"),
+             valid=lambda v: _clear_of_integer(v["per_sm"] * units.KB / v["per_warp"])),
     ]

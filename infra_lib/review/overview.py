@@ -22,6 +22,13 @@ def _ov3(kv_gb: float, mem_gb: float) -> dict[str, Answer]:
             "batch": Answer(inference.max_batch_that_fits(w, kv_gb * units.GB, mem_gb * units.GB), "requests", rel_tol=0)}
 
 
+def _ov7(layers: int, kv_heads: int, head_dim: int, ctx: int, room_gb: float) -> dict[str, Answer]:
+    per_token = models.kv_B_per_token(layers, kv_heads, head_dim)        # BF16: two bytes per value
+    per_request = per_token * ctx
+    return {"kib": Answer(per_token / units.KiB, "KiB"), "req_gb": Answer(per_request / units.GB, "GB"),
+            "batch": Answer(inference.max_batch_that_fits(0.0, per_request, room_gb * units.GB), "requests", rel_tol=0)}
+
+
 def questions() -> list[Question]:
     """The questions that test 00_overview (reads the registry)."""
     c = common()
@@ -109,4 +116,39 @@ def questions() -> list[Question]:
              "helping once KV dominates.",
              "权重字节由这一步里的所有请求分摊，KV 字节则各付各的；所以一旦 KV 占了大头，批大小再往上加也帮不上忙了。"),
             ("What does each step read, and what of it is shared?", "每一步读了什么？其中哪些是共享的？")),
+
+        _num("rv_ov_q7", KEY, "ov-batching", "interview",
+             {"layers": Param(32, "layers", 16, 80, integer=True), "kv_heads": Param(8, "KV heads", 2, 16, integer=True),
+              "head_dim": Param(128, "", 64, 128, integer=True), "ctx": Param(4096, "tokens", 1024, 9999, integer=True),
+              "room_gb": Param(50, "GB", 10, 120, integer=True)},
+             _ov7, "batch",
+             ("A model has {layers:.0f} layers with {kv_heads:.0f} KV heads of dimension {head_dim:.0f}, its KV cache in BF16. "
+              "After the weights, {room_gb:.0f} GB are left for the KV cache. How many requests of {ctx:,.0f} tokens fit at once?",
+              "一个模型有 {layers:.0f} 层，每层 {kv_heads:.0f} 个维度为 {head_dim:.0f} 的 KV 头，KV cache 用 BF16 存储。放下权重后，"
+              "还剩 {room_gb:.0f} GB 给 KV cache。长度为 {ctx:,.0f} 个 token 的请求最多能同时放下多少个？"),
+             ("Per token: K and V, per layer, per KV head, head_dim values of two bytes. Then per request, then the budget.",
+              "每个 token：K 和 V 两份，每层、每个 KV 头各 head_dim 个值，每个值两字节。再乘到每个请求，最后除预算。"),
+             ("K and V × {layers:.0f} × {kv_heads:.0f} × {head_dim:.0f} × two bytes = {kib:.0f} KiB per token; × {ctx:,.0f} tokens = "
+              "{req_gb:.3f} GB per request; {room_gb:.0f} GB / {req_gb:.3f} GB, rounded down: **{batch:.0f} requests**.",
+              "K、V 两份 × {layers:.0f} × {kv_heads:.0f} × {head_dim:.0f} × 两字节 = 每个 token {kib:.0f} KiB；× {ctx:,.0f} 个 token = "
+              "每个请求 {req_gb:.3f} GB；{room_gb:.0f} GB / {req_gb:.3f} GB，向下取整：**{batch:.0f} 个请求**。"),
+             valid=lambda v: v["batch"] >= 2 and _clear_of_integer(v["room_gb"] / v["req_gb"])),
+
+        _mc("rv_ov_q8", KEY, "ov-request", "self-check",
+            ("A request's prompt grows a hundredfold while its output stays as long. What grows the most?",
+             "一个请求的 prompt 变长到原来的一百倍，输出长度不变。哪一项增长最多？"),
+            (("The time to the first token", "首个 token 的等待时间"),
+             ("The time per output token", "每个输出 token 的时间",
+              "That the prompt is processed token by token like the output: prefill handles the whole prompt in one "
+              "compute-bound pass; each later step only reads a little more KV cache.",
+              "以为 prompt 也像输出那样逐个 token 处理：预填充一次算完整个 prompt，受算力限制；之后每步 decode 只是多读一点 KV cache。"),
+             ("The weight bytes read per step", "每一步读取的权重字节数",
+              "That a longer prompt makes the model bigger: every step reads the same weights whatever the prompt; "
+              "what grows with it is the KV cache.",
+              "以为 prompt 越长模型越大：不管 prompt 多长，每一步读的权重都一样；随之增长的是 KV cache。")), 0,
+            ("Prefill does about two FLOP per parameter per prompt token in one pass, so its time, the wait for the first "
+             "token, grows with the prompt; decode still reads the weights once per token and adds only the longer KV cache.",
+             "预填充一次处理整个 prompt，每个 prompt token 每个参数约两次运算，所以它的耗时，也就是首个 token 的等待时间，"
+             "随 prompt 增长；decode 每个 token 仍是把权重读一遍，只多读了更长的 KV cache。"),
+            ("Which phase does work per prompt token?", "哪个阶段的工作量和 prompt 的 token 数成正比？")),
     ]

@@ -1,12 +1,15 @@
 """Chapter 6's questions: the ridge side, MFU, MBU and collectives (06_performance).
 
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
-from .. import collectives, ops, roofline, units, utilization
+import math
+
+from .. import collectives, models, ops, planner, roofline, sharding, units, utilization
 from ..exercises import Answer, Param
 from .core import Question, _mc, _num, common
 
 FILE = "06_performance"   # the chapter these questions test: its file in _toc.yml
 KEY = "ch6"   # in the ids of its questions (rv_ch6_q1) and the review's label for them (rv-ch6)
+SECONDS_PER_DAY = 24 * 60 * 60   # a training time in days
 
 
 def questions() -> list[Question]:
@@ -96,4 +99,100 @@ def questions() -> list[Question]:
              "张量并行每一层都要对激活做 all-reduce，而且在关键路径上：下一个矩阵乘要等它做完。在 NVLink 上这些通信足够短，付得起；"
              "换成更慢的网络链路，同样的字节要多花好几倍时间，而且每一层都要付。"),
             ("How often does each kind of parallelism talk?", "每种并行方式多久通信一次？")),
+
+        _num("rv_ch6_q7", KEY, "ch6-mfu", "interview",
+             {"params_b": Param(8, "billion parameters", 1, 400, integer=True), "tokens_t": Param(15, "T tokens", 1, 30, integer=True),
+              "gpus": Param(1024, "GPUs", 64, 9999, integer=True), "peak": Param(c.h100_peak, "TFLOP/s", scale=1e12),
+              "mfu": Param(0.4, "fraction", 0.2, 0.6)},
+             lambda params_b, tokens_t, gpus, peak, mfu: {
+                 "per_token": Answer(utilization.train_flops_per_token(params_b * 1e9, attention=False) / 1e9, "GFLOP"),
+                 "days": Answer(utilization.training_time_s(tokens_t * 1e12, utilization.train_flops_per_token(
+                     params_b * 1e9, attention=False), gpus, peak, mfu) / SECONDS_PER_DAY, "days")},
+             "days",
+             ("How many days does it take to train a {params_b:.0f}B-parameter model on {tokens_t:.0f}T tokens with {gpus:,.0f} "
+              "GPUs of {peak:,.0f} TFLOP/s dense BF16 each, at {mfu:.0%} MFU? Count 6N FLOP per token (6ND in all).",
+              "用 {gpus:,.0f} 块 GPU（每块稠密 BF16 {peak:,.0f} TFLOP/s）、以 {mfu:.0%} 的 MFU，在 {tokens_t:.0f}T 个 token 上训练一个 "
+              "{params_b:.0f}B 参数的模型要多少天？每个 token 按 6N 次浮点运算计（总共 6ND）。"),
+             ("Total FLOP over the FLOP/s the GPUs achieve: GPUs × peak × MFU.", "总运算量除以实际算力：GPU 数 × 峰值 × MFU。"),
+             ("Six FLOP × {params_b:.0f}B parameters = {per_token:.0f} GFLOP per token; × {tokens_t:.0f}T tokens / ({gpus:,.0f} × {peak:,.0f} TFLOP/s "
+              "× {mfu:.0%}) = **{days:.1f} days**.",
+              "六次运算 × {params_b:.0f}B 个参数 = 每个 token {per_token:.0f} GFLOP；× {tokens_t:.0f}T 个 token / ({gpus:,.0f} × {peak:,.0f} TFLOP/s "
+              "× {mfu:.0%}) = **{days:.1f} 天**。"),
+             valid=lambda v: 0.1 <= v["days"] <= 1000),
+
+        _num("rv_ch6_q8", KEY, "ch6-collectives", "interview",
+             {"d_ff": Param(models.LLAMA3_70B.d_ff, ""), "peak": Param(c.h100_peak, "TFLOP/s", scale=1e12),
+              "link": Param(450e9, "GB/s", 100e9, 900e9, scale=1e9), "mem_gb": Param(80, "GB", 40, 192, integer=True),
+              "ctx": Param(4096, "tokens")},
+             lambda d_ff, peak, link, mem_gb, ctx: {
+                 "nmax": Answer(sharding.tp_max_degree(int(d_ff), peak, link), "GPUs"),
+                 "nmin": Answer(planner.gpus_needed(models.LLAMA3_70B, mem_gb * units.GB, context=ctx).gpus, "GPUs", rel_tol=0)},
+             "nmax",
+             ("Llama-3-70B in BF16 (FFN width {d_ff:,.0f}) serves requests of {ctx:,.0f} tokens on GPUs of {mem_gb:.0f} GB, each "
+              "{peak:,.0f} TFLOP/s dense BF16, linked by NVLink at {link:.0f} GB/s per direction. Up to what tensor-parallel "
+              "degree does a sharded FFN matmul still hide its all-gather?",
+              "Llama-3-70B 以 BF16 部署（FFN 宽度 {d_ff:,.0f}），服务 {ctx:,.0f} token 的请求，GPU 每块 {mem_gb:.0f} GB、稠密 BF16 "
+              "{peak:,.0f} TFLOP/s，NVLink 单向 {link:.0f} GB/s。张量并行度最高到多少，切分后的 FFN 矩阵乘仍能掩盖它的 all-gather？"),
+             ("Per device: $2BDF/n$ FLOP against $2BD$ bytes received; compute hides the transfer while $n < F W / C$ (link $W$, "
+              "peak $C$).", "每块 GPU：计算 $2BDF/n$ 次，接收 $2BD$ 字节；只要 $n < F W / C$（链路带宽 $W$，峰值 $C$），计算就能掩盖传输。"),
+             ("{d_ff:,.0f} × {link:.0f} GB/s / {peak:,.0f} TFLOP/s = **{nmax:.1f}**. Memory sets the floor: weights and one "
+              "request's KV cache need {nmin:.0f} GPUs (chapter 4's planner); a degree between the two fits and still hides its "
+              "communication.",
+              "{d_ff:,.0f} × {link:.0f} GB/s / {peak:,.0f} TFLOP/s = **{nmax:.1f}**。显存给出下限：权重加一个请求的 KV cache "
+              "需要 {nmin:.0f} 块 GPU（第 4 章的规划器）；介于两者之间的并行度既放得下，又能掩盖通信。"),
+             valid=lambda v: v["nmax"] >= 2),
+
+        _num("rv_ch6_q9", KEY, "ch6-collectives", "self-check",
+             {"peak": Param(c.h100_peak, "TFLOP/s", scale=1e12), "nics": Param(8, "NICs", 4, 8, integer=True),
+              "gbit": Param(400, "Gb/s", 200, 800, integer=True)},
+             lambda peak, nics, gbit: {
+                 "egress": Answer(nics * units.bits_to_bytes(gbit * 1e9) / units.GB, "GB/s"),
+                 "batch": Answer(sharding.dp_min_batch_per_device(peak, units.bits_to_bytes(gbit * 1e9), links=nics), "tokens")},
+             "batch",
+             ("Data-parallel training across nodes: each GPU does {peak:,.0f} TFLOP/s dense BF16 and each node sends its "
+              "gradients over {nics:.0f} NICs of {gbit:.0f} Gb/s. Above how many tokens per GPU per step does the backward pass "
+              "(four FLOP per parameter per token) hide the BF16 gradient all-reduce?",
+              "跨节点做数据并行训练：每块 GPU 稠密 BF16 {peak:,.0f} TFLOP/s，每个节点通过 {nics:.0f} 块 {gbit:.0f} Gb/s 的网卡发送梯度。"
+              "每块 GPU 每步多少个 token 以上，反向传播（每个参数每个 token 四次运算）才能掩盖 BF16 梯度的 all-reduce？"),
+             ("The all-reduce goes out through all of the node's NICs at once; with four FLOP against about four bytes per parameter, "
+              "the threshold is peak over egress.",
+              "all-reduce 同时从节点的所有网卡发出；每个参数四次运算对约四个字节，阈值就是峰值除以出口带宽。"),
+             ("Egress {nics:.0f} × {gbit:.0f} Gb/s = {egress:.0f} GB/s; {peak:,.0f} TFLOP/s / {egress:.0f} GB/s = "
+              "**{batch:,.0f} tokens**.",
+              "出口带宽 {nics:.0f} × {gbit:.0f} Gb/s = {egress:.0f} GB/s；{peak:,.0f} TFLOP/s / {egress:.0f} GB/s = **{batch:,.0f}** 个 token。")),
+
+        _num("rv_ch6_q10", KEY, "ch6-collectives", "self-check",
+             {"ranks": Param(8, "GPUs", 2, 72, integer=True), "base_us": Param(6.6e-6, "µs", 2e-6, 10e-6, scale=1e-6),
+              "hop_us": Param(0.6e-6, "µs", 0.2e-6, 1.0e-6, scale=1e-6)},
+             lambda ranks, base_us, hop_us: {
+                 "steps": Answer(collectives.latency_steps("all_reduce", ranks), "steps", rel_tol=0),
+                 "us": Answer(collectives.nccl_ring_latency_s("all_reduce", ranks, base_us, hop_us) / units.US, "µs")},
+             "us",
+             ("NCCL prices a ring all-reduce's fixed cost as a base latency of {base_us:.1f} µs plus {hop_us:.2f} µs per step. "
+              "What is the fixed cost over {ranks:.0f} GPUs, in µs?",
+              "NCCL 把环形 all-reduce 的固定开销估为 {base_us:.1f} µs 的基础延迟，加上每步 {hop_us:.2f} µs。{ranks:.0f} 块 GPU 上的固定开销是多少微秒？"),
+             ("A ring all-reduce makes two passes of $n - 1$ steps each: a reduce-scatter, then an all-gather.",
+              "环形 all-reduce 走两轮、每轮 $n - 1$ 步：先 reduce-scatter，再 all-gather。"),
+             ("{base_us:.1f} + {steps:.0f} × {hop_us:.2f} = **{us:.1f} µs**: at small messages this, not the bandwidth, sets the time.",
+              "{base_us:.1f} + {steps:.0f} × {hop_us:.2f} = **{us:.1f} µs**：消息小的时候，决定耗时的是它，而不是带宽。")),
+
+        _num("rv_ch6_q11", KEY, "ch6-collectives", "interview",
+             {"rate": Param(20, "requests/s", 2, 60, integer=True), "service_ms": Param(48.7e-3, "ms", 10e-3, 100e-3, scale=1e-3),
+              "gpus": Param(2, "GPUs", 2, 4, integer=True)},
+             lambda rate, service_ms, gpus: {
+                 "rho": Answer(rate * service_ms / gpus, "fraction"),
+                 "wait": Answer(sharding.md1_wait_s(rate, service_ms, gpus) / units.MS if rate * service_ms < gpus
+                               else math.inf, "ms")},      # an overloaded draw: impossible, drawn again
+             "wait",
+             ("Prompts arrive at random (Poisson) at {rate:.0f} per second and are spread at random over {gpus:.0f} prefill GPUs; "
+              "each prefill takes {service_ms:.1f} ms. How long does a prompt wait in queue on average, in ms?",
+              "prompt 随机（泊松）到达，每秒 {rate:.0f} 个，随机分到 {gpus:.0f} 块预填充 GPU 上；每次预填充耗时 {service_ms:.1f} ms。"
+              "一个 prompt 平均要排队多少毫秒？"),
+             ("Each GPU is an $M/D/1$ queue: load $\\rho = \\lambda s / n$, wait half of $\\rho s / (1 - \\rho)$.",
+              "每块 GPU 是一个 $M/D/1$ 队列：负载 $\\rho = \\lambda s / n$，等待为 $\\rho s / (1 - \\rho)$ 的一半。"),
+             ("ρ = {rho:.1%}; half of $\\rho / (1 - \\rho)$ times {service_ms:.1f} ms = **{wait:.1f} ms**. As ρ nears one the wait "
+              "grows without bound, though the GPUs keep up.",
+              "ρ = {rho:.1%}；代入提示里的排队公式，服务时间 {service_ms:.1f} ms，等待 **{wait:.1f} ms**。ρ 趋近于一时，即使 GPU 跟得上，"
+              "等待也会无限增长。"),
+             flip=True, valid=lambda v: 0.1 <= v["rho"] <= 0.95),
     ]

@@ -1,7 +1,7 @@
 """Chapter 9's questions: bits, savings, block scales and accuracy (09_quantization).
 
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
-from .. import models, quantization, units
+from .. import models, quant_storage as quantization, units  # pure: runs in the browser
 from ..exercises import Answer, Param
 from .core import Question, _mc, _num, common
 
@@ -101,4 +101,59 @@ def questions() -> list[Question]:
               "一半的码值是负数；对称量化不用最小的那个负码值。"),
              ("**{qmax:.0f}**: the codes run from minus {qmax:.0f} to {qmax:.0f}, {levels:.0f} levels in all.",
               "**{qmax:.0f}**：码值从负 {qmax:.0f} 到 {qmax:.0f}，共 {levels:.0f} 级。")),
+
+        _mc("rv_ch9_q8", KEY, "ch9-bits", "interview",
+            ("FP8 (E4M3) and INT8 both store a weight in one byte. What separates them?",
+             "FP8（E4M3）和 INT8 都用一个字节存一个权重。两者的区别在哪里？"),
+            (("INT8 is more accurate for every tensor", "INT8 对任何张量都更精确",
+              "That more levels always means less error: INT8's evenly spaced levels win on evenly spread values, but an "
+              "outlier stretches its one scale and crushes the small values.",
+              "以为取值级别多误差就一定小：INT8 均匀分布的级别在数值分布均匀时占优，但一个离群值就会把唯一的缩放因子拉大，压扁小数值。"),
+             ("FP8 halves the weight bytes against INT8", "FP8 的权重字节数是 INT8 的一半",
+              "That the formats differ in size: both are eight bits per value; they differ in how the levels are spread.",
+              "以为两种格式大小不同：两者都是每个值八位；区别在于级别如何分布。"),
+             ("FP8 spaces its levels logarithmically, INT8 evenly", "FP8 的级别按对数分布，INT8 则均匀分布")), 2,
+            ("Same bytes, so the same memory saving; FP8's exponent gives a wide range with relative precision, INT8 a "
+             "uniform grid over one scale. Which errs less depends on the tensor's distribution, and the GPU's Tensor Cores "
+             "decide which one it can compute in.",
+             "字节数相同，省下的显存也一样；FP8 的指数位带来宽动态范围和相对精度，INT8 则是一个缩放因子下的均匀网格。哪个误差更小取决于张量的分布，"
+             "而 GPU 的 Tensor Core 决定它能用哪种格式计算。"),
+            ("Same number of bits: where are the levels?", "位数一样：取值级别落在哪里？")),
+
+        _mc("rv_ch9_q9", KEY, "ch9-accuracy", "self-check",
+            ("What do GPTQ and AWQ do differently to quantize weights to four bits?",
+             "GPTQ 和 AWQ 把权重量化到四位时，各自的做法有何不同？"),
+            (("GPTQ quantizes activations too, AWQ only weights", "GPTQ 连激活也量化，AWQ 只量化权重",
+              "That GPTQ is a weight-and-activation method: both are weight-only (W4A16); activations stay in BF16.",
+              "以为 GPTQ 同时量化权重和激活：两者都只量化权重（W4A16），激活保持 BF16。"),
+             ("GPTQ corrects later columns; AWQ scales salient channels", "GPTQ 修正后面的列；AWQ 放大重要的通道"),
+             ("AWQ needs no calibration data, GPTQ needs a training run", "AWQ 不需要校准数据，GPTQ 需要重新训练",
+              "That one of them retrains: both use a small calibration set and no training; GPTQ for second-order "
+              "information, AWQ for activation sizes.",
+              "以为其中一个要重新训练：两者都只用一小份校准数据，不需要训练；GPTQ 用它求二阶信息，AWQ 用它看激活大小。")), 1,
+            ("GPTQ quantizes one column at a time and updates the not-yet-quantized columns from second-order information; "
+             "AWQ protects the weights that multiply large activations by scaling their input channels. Both usually keep "
+             "groups of scales and run as W4A16.",
+             "GPTQ 一次量化一列，并用二阶信息更新尚未量化的列；AWQ 按激活的大小找出重要的权重，把对应输入通道放大来保护它们。"
+             "两者通常都按组保存缩放因子，以 W4A16 方式部署。"),
+            ("Where does each method spend its calibration data?", "两种方法各自把校准数据用在哪里？")),
+
+        _mc("rv_ch9_q10", KEY, "ch9-accuracy", "interview",
+            ("A four-bit model's perplexity is within a hair of the BF16 model's, yet some users report changed answers. What "
+             "explains it?",
+             "一个四位模型的困惑度和 BF16 模型几乎一样，却有用户反映回答变了。怎么解释？"),
+            (("The users are wrong: equal perplexity means equal answers", "用户错了：困惑度相同就意味着回答相同",
+              "That perplexity pins down every answer: it averages log-likelihood over many tokens; individual answers can "
+              "flip while the average barely moves.",
+              "以为困惑度能确定每个回答：它是对大量 token 的对数似然取平均；平均值几乎不动时，个别回答仍可能翻转。"),
+             ("Perplexity is measured on longer texts than prompts", "困惑度是在比 prompt 更长的文本上测的",
+              "That the length of the text is the gap: the gap is between an average over tokens and the answers on a "
+              "task; a task must be measured on its own.",
+              "以为差别在于文本长度：差别在于对 token 取平均和在任务上给出的回答不是一回事；任务要单独测。"),
+             ("An average hides answers that flip both ways", "平均值掩盖了双向翻转的回答")), 2,
+            ("Perplexity is sensitive and cheap but an average; task accuracy is what users notice, is noisier, and "
+             "answers flip right-to-wrong and wrong-to-right. Measure both on your own tasks, before and after.",
+             "困惑度灵敏、便宜，但只是平均值；任务准确率才是用户感受到的，它更嘈杂，回答会从对变错、也会从错变对。"
+             "要在自己的任务上量化前后都测两者。"),
+            ("What does an average over tokens not show?", "对 token 取的平均值看不出什么？"), flip=True),
     ]

@@ -8,7 +8,14 @@ folded until opened; a wrong option says which misconception it tests. "New vari
 parameters inside each parameter's range from a seed shown beside the question
 (:meth:`infra_lib.review.Question.variant`: on the grid the question shows, and possible), or
 shuffles a multiple-choice question's options, so a reader can type the seed back to get the
-same variant; seed 0 is the book's own numbers and order.
+same variant; seed 0 is the book's own numbers and order. After two wrong tries on a variant the
+feedback gives the answer, and **Show answer** gives it on request (a question answered that way
+does not count as right).
+
+Progress (:class:`Progress`): which questions were answered, right or not, kept in a small JSON
+file, ``review-progress.json``, in the working directory: beside the notebook in Jupyter, and in
+the browser's storage in JupyterLite (the live page). :func:`scoreboard` shows the score per
+chapter and overall; a damaged file is set aside and the board says so, starting fresh.
 
 The parts that compute are pure functions (:func:`variant`, :func:`question_html`, :func:`check`,
 :func:`feedback_html`) tested without a kernel; ipywidgets is imported only when :func:`quiz`
@@ -20,20 +27,42 @@ True
 'unreadable'
 """
 import html
+import json
 import random
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from .. import _check, review
-from ..answers import Verdict, choice_index, grade, grade_choice
+from ..answers import Verdict, _shown, answer_unit, choice_index, grade, grade_choice
 from ..exercises import Answer, Exercise
 from ..i18n import LANGUAGES, t
 
 MAX_SEED = 10**6
 # the widget's own words (the labels it shares with the page are in infra_lib/data/labels.toml)
-WORDS = {"en": {"solution": "Worked solution for these numbers", "why": "Why not", "answer": "Answer"},
-         "zh": {"solution": "按这组数的详细解答", "why": "为什么不选", "answer": "答案"}}
+WORDS = {"en": {"solution": "Worked solution for these numbers", "why": "Why not", "answer": "Answer",
+                "show": "Show answer", "shown": "Shown, not counted as right", "score": "Your score",
+                "chapter": "Chapter {n}", "total": "All chapters", "right": "right", "answered": "answered",
+                "of": "of", "status_right": "Answered right before.", "status_wrong": "Tried before, not yet right.",
+                "status_revealed": "Answer shown before.",
+                "damaged": "The saved progress in {name} could not be read ({why}); it was set aside as {kept} "
+                           "and the score starts fresh.",
+                "unsaved": "Progress cannot be saved here ({why}); it is kept until the page is closed.",
+                "kept": "Kept in {name} (in this browser on the live page, beside the notebook in Jupyter)."},
+         "zh": {"solution": "按这组数的详细解答", "why": "为什么不选", "answer": "答案",
+                "show": "显示答案", "shown": "已显示答案，不计为答对", "score": "你的得分",
+                "chapter": "第 {n} 章", "total": "全部章节", "right": "答对", "answered": "已答",
+                "of": "/", "status_right": "之前已答对。", "status_wrong": "之前答过，还没答对。",
+                "status_revealed": "之前已显示过答案。",
+                "damaged": "保存的进度文件 {name} 读不出来（{why}），已另存为 {kept}，得分从头开始。",
+                "unsaved": "这里无法保存进度（{why}），关闭页面之前仍然保留。",
+                "kept": "进度保存在 {name} 里（在线页面上存于本浏览器，Jupyter 里在 notebook 旁边）。"}}
+WRONG_TRIES = 2                      # after this many wrong tries on a variant, the feedback gives the answer
+PROGRESS_FILE = "review-progress.json"
+PROGRESS_FORMAT = "infra_lib review progress"
+STATES = ("right", "wrong", "revealed")
 
 
 @lru_cache(maxsize=8192)
@@ -107,11 +136,37 @@ def _fold(summary: str, body: str) -> str:
     return f"<details><summary><i>{html.escape(summary)}</i></summary>{body}</details>"
 
 
-def feedback_html(qid: str, verdict: Verdict, lang: str, seed: int = 0, typed: str = "") -> str:
+def answer_text(qid: str, lang: str, seed: int = 0) -> str:
+    """The answer of question ``qid`` for the variant ``seed`` as the page shows it: a value with its
+    unit in ``lang`` ("64 ms", "16.67 %"), or the right option's letter and text in this variant's order.
+
+    >>> answer_text("rv_ov_q5", "en").startswith("b. ")
+    True
+    """
+    lang = _check.choice("lang", lang, LANGUAGES)
+    q = review.by_id(qid)
+    if q.options is not None:
+        i = q.order(seed).index(q.correct)
+        return f"{chr(ord('a') + i)}. {q.options[lang][q.correct]}"
+    a = expected(qid, seed)
+    return _shown(float(a.value), a.unit, answer_unit(a.unit)[0], lang)
+
+
+def answer_html(qid: str, lang: str, seed: int = 0) -> str:
+    """The answer for the variant ``seed`` and the worked solution that reaches it, as HTML (open)."""
+    lang = _check.choice("lang", lang, LANGUAGES)
+    colon = ": " if lang == "en" else "："
+    return (f"<p><b>{html.escape(WORDS[lang]['answer'])}{colon}{html.escape(answer_text(qid, lang, seed))}</b></p>"
+            + f"<p>{_markdown(text(qid, 'solution', lang, seed))}</p>")
+
+
+def feedback_html(qid: str, verdict: Verdict, lang: str, seed: int = 0, typed: str = "", wrong_tries: int = 1) -> str:
     """The verdict as HTML: green when right; red when not, with the hint and (for a wrong number
     or unit) the worked solution for the variant ``seed``, each folded; for a wrong option, the
-    misconception it tests (``typed``: what the reader chose)."""
+    misconception it tests (``typed``: what the reader chose). From the ``WRONG_TRIES``-th wrong try
+    on this variant (``wrong_tries``), the answer and its solution are shown open instead."""
     lang = _check.choice("lang", lang, LANGUAGES)
+    wrong_tries = _check.count("wrong_tries", wrong_tries, "tries", minimum=0)
     q = review.by_id(qid)
     colour = "#1a7f37" if verdict.correct else "#b42318"
     out = f"<p style='color:{colour}'><b>{'✓' if verdict.correct else '✗'}</b> {html.escape(verdict.message)}</p>"
@@ -124,14 +179,157 @@ def feedback_html(qid: str, verdict: Verdict, lang: str, seed: int = 0, typed: s
         if i is not None and order[i] != q.correct:
             out += f"<p><i>{html.escape(WORDS[lang]['why'])}</i>: {html.escape(q.misconceptions[lang][order[i]])}</p>"
     out += _fold(t("ch10_quiz_hint", lang), f"<p>{_markdown(text(qid, 'hint', lang, seed))}</p>")
+    if wrong_tries >= WRONG_TRIES:
+        return out + answer_html(qid, lang, seed)
     out += _fold(WORDS[lang]["solution"], f"<p>{_markdown(text(qid, 'solution', lang, seed))}</p>")
     return out
 
 
-def quiz(qid: str, lang: str = "en") -> Any:
-    """A text box, a Check button and a New variant button with its seed (an ipywidgets.VBox)."""
+# ---- progress: which questions were answered, kept in a small JSON file ------------------------
+
+class Progress:
+    """Each question's state ("right", "wrong": tried and not yet right, "revealed": the answer was
+    shown before it was right) in the JSON file ``path`` (``review-progress.json`` in the working
+    directory by default), read when made and written after each change.
+
+    A file that cannot be read as this format is set aside (renamed ``<name>.damaged``) and the
+    progress starts empty; :attr:`problem` says so in the page's words (:func:`scoreboard` shows it).
+    A file that cannot be written (no storage) keeps the progress in memory, and says that too.
+
+    >>> import tempfile; folder = tempfile.mkdtemp()
+    >>> p = Progress(Path(folder) / "progress.json"); p.record("rv_ov_q5", True); p.state("rv_ov_q5")
+    'right'
+    >>> Progress(Path(folder) / "progress.json").state("rv_ov_q5")
+    'right'
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(PROGRESS_FILE if path is None else path)
+        self.states: dict[str, str] = {}
+        self.problem: tuple[str, dict[str, str]] | None = None     # (WORDS key, its fields)
+        self.listeners: list[Callable[[], None]] = []
+        self._read()
+
+    def _read(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("format") != PROGRESS_FORMAT:
+                raise ValueError("not a progress file of this course")
+            states = data.get("questions")
+            if not isinstance(states, dict) or not all(isinstance(k, str) and v in STATES for k, v in states.items()):
+                raise ValueError("its list of questions is not in the expected form")
+        except (OSError, UnicodeDecodeError, ValueError) as error:   # json.JSONDecodeError is a ValueError
+            kept = self.path.with_name(self.path.name + ".damaged")
+            try:
+                self.path.replace(kept)
+            except OSError:
+                pass
+            why = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+            self.problem = ("damaged", {"name": self.path.name, "why": why, "kept": kept.name})
+            return
+        self.states = {qid: state for qid, state in states.items()}
+
+    def save(self) -> None:
+        data = {"format": PROGRESS_FORMAT, "version": 1, "questions": dict(sorted(self.states.items()))}
+        try:
+            self.path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as error:
+            self.problem = ("unsaved", {"why": error.strerror or str(error)})
+
+    def state(self, qid: str) -> str | None:
+        """The question's state, None if it was never answered."""
+        return self.states.get(_check.text("qid", qid))
+
+    def record(self, qid: str, correct: bool, revealed: bool = False) -> None:
+        """A checked answer (``correct``: the quiz passes False once the answer of the variant was
+        shown), or an answer shown (``revealed``); right stays right, a new right answer counts."""
+        qid = _check.text("qid", qid)
+        before = self.states.get(qid)
+        if before == "right":
+            return
+        if _check.flag("revealed", revealed):
+            new = "revealed"
+        elif _check.flag("correct", correct):
+            new = "right"
+        else:
+            new = before or "wrong"
+        self.states[qid] = new
+        self.save()
+        for listener in list(self.listeners):
+            listener()
+
+    def score(self) -> list[tuple[str, int, int, int]]:
+        """(chapter key, answered, right, questions) per chapter of the bank, in order, then ("", ...)
+        for all of them."""
+        rows = []
+        for key in review.chapters():
+            ids = [q.id for q in review.chapter_questions(key)]
+            rows.append((key, sum(i in self.states for i in ids), sum(self.states.get(i) == "right" for i in ids),
+                         len(ids)))
+        rows.append(("", sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows)))
+        return rows
+
+
+_PROGRESS: dict[Path, Progress] = {}
+
+
+def progress(path: Path | str | None = None) -> Progress:
+    """The progress kept in ``path`` (default: ``review-progress.json`` in the working directory),
+    one shared object per file, so every quiz and the scoreboard of a notebook see the same."""
+    key = Path(PROGRESS_FILE if path is None else path).resolve()
+    if key not in _PROGRESS:
+        _PROGRESS[key] = Progress(key)
+    return _PROGRESS[key]
+
+
+def score_html(p: Progress, lang: str) -> str:
+    """The score per chapter and overall as an HTML table, with any problem reading or saving it."""
+    lang = _check.choice("lang", lang, LANGUAGES)
+    w = WORDS[lang]
+    files = review.chapter_files()
+    head = (f"<tr><th></th><th>{html.escape(w['answered'])}</th><th>{html.escape(w['right'])}</th></tr>")
+    body = ""
+    for key, answered, right, total in p.score():
+        name = w["total"] if not key else w["chapter"].format(n=int(files[key][:2]))
+        cell = f"{answered} {w['of']} {total}" if lang == "en" else f"{answered}/{total}"
+        good = f"{right} {w['of']} {total}" if lang == "en" else f"{right}/{total}"
+        tag = "th" if not key else "td"
+        body += f"<tr><{tag}>{html.escape(name)}</{tag}><td>{cell}</td><td>{good}</td></tr>"
+    out = f"<p><b>{html.escape(w['score'])}</b></p><table class='course-score'>{head}{body}</table>"
+    if p.problem is not None:
+        out += f"<p style='color:#b42318'>{html.escape(w[p.problem[0]].format(**p.problem[1]))}</p>"
+    return out + f"<p><i>{html.escape(w['kept'].format(name=p.path.name))}</i></p>"
+
+
+def status_html(p: Progress, qid: str, lang: str) -> str:
+    """What the saved progress says of question ``qid`` (empty if never answered)."""
+    lang = _check.choice("lang", lang, LANGUAGES)
+    state = p.state(qid)
+    return "" if state is None else f"<p><i>{html.escape(WORDS[lang]['status_' + state])}</i></p>"
+
+
+def scoreboard(lang: str = "en", path: Path | str | None = None) -> Any:
+    """The score per chapter and overall (an ipywidgets.HTML), updated after every check."""
+    lang = _check.choice("lang", lang, LANGUAGES)
+    p = progress(path)
+    import ipywidgets as w
+
+    board = w.HTML(score_html(p, lang))
+
+    def refresh() -> None:
+        board.value = score_html(p, lang)
+    p.listeners.append(refresh)
+    return board
+
+
+def quiz(qid: str, lang: str = "en", path: Path | str | None = None) -> Any:
+    """The question, a text box, a Check button, a Show answer button and a New variant button with
+    its seed (an ipywidgets.VBox); each check is kept in the progress file ``path`` (:func:`progress`)."""
     lang = _check.choice("lang", lang, LANGUAGES)
     q = review.by_id(qid)
+    saved = progress(path)
     import ipywidgets as w
 
     seed = w.BoundedIntText(value=0, min=0, max=MAX_SEED, description=t("ch10_quiz_seed", lang),
@@ -140,16 +338,29 @@ def quiz(qid: str, lang: str = "en") -> Any:
     box = w.Text(placeholder=t("ch10_quiz_placeholder" if q.numeric else "ch10_quiz_placeholder_choice", lang),
                  layout=w.Layout(width="22em"))
     button = w.Button(description=t("ch10_quiz_check", lang), button_style="primary")
-    out = w.HTML()
+    out = w.HTML(status_html(saved, qid, lang))
+    show = w.Button(description=WORDS[lang]["show"])
+    tries = {"wrong": 0, "shown": False}           # on this variant
 
     def on_check(_: object = None) -> None:
-        out.value = feedback_html(qid, check(qid, box.value, lang, seed.value), lang, seed.value, box.value)
+        verdict = check(qid, box.value, lang, seed.value)
+        if verdict.status != "unreadable":
+            tries["wrong"] += not verdict.correct
+            saved.record(qid, verdict.correct and not tries["shown"])
+        out.value = feedback_html(qid, verdict, lang, seed.value, box.value, tries["wrong"])
+
+    def on_show(_: object = None) -> None:
+        tries["shown"] = True
+        saved.record(qid, False, revealed=True)
+        out.value = f"<p><i>{html.escape(WORDS[lang]['shown'])}</i></p>" + answer_html(qid, lang, seed.value)
 
     def on_seed(_: object = None) -> None:
         prompt.value = question_html(qid, lang, seed.value)
         box.value, out.value = "", ""
+        tries.update(wrong=0, shown=False)
 
     button.on_click(on_check)
+    show.on_click(on_show)
     box.continuous_update = False
     seed.observe(on_seed, names="value")
     new = w.Button(description=t("ch10_quiz_new", lang))
@@ -158,4 +369,4 @@ def quiz(qid: str, lang: str = "en") -> Any:
     def on_new(_: object) -> None:
         seed.value = rng.randint(1, MAX_SEED)
     new.on_click(on_new)
-    return w.VBox([prompt, w.HBox([box, button, new, seed]), out])
+    return w.VBox([prompt, w.HBox([box, button, show, new, seed]), out])
