@@ -395,15 +395,17 @@ def test_decode_critical_batch():
     f, bw = 989.5e12, 4.8e12
     # dense, BF16: the ridge point, rounded up
     assert inf.decode_critical_batch(LLAMA3_8B, f, bw) == math.ceil(f / bw)
-    # a mixture of experts turns later than a dense model of its active size, and no later than
-    # the ridge times stored-over-active weights
+    # a mixture of experts, expert by expert: each expert sees B k / E tokens and turns at the ridge
     mix = models.MIXTRAL_8X7B
     bm = inf.decode_critical_batch(mix, f, bw)
-    full = mix.decode_params_read(10 ** 6) / mix.matmul_params
-    assert math.ceil(f / bw) < bm <= math.ceil(f / bw * full)
-    # it is the least batch that turns
-    turned = lambda n: 2 * mix.matmul_params * n / f >= 2 * mix.decode_params_read(n) / bw
-    assert turned(bm) and not turned(bm - 1)
+    per_expert = lambda n: n * mix.experts_per_token / mix.n_experts
+    assert per_expert(bm) >= f / bw > per_expert(bm - 1)
+    # later than a dense model of its active size, by E / k (up to rounding)
+    assert bm == pytest.approx(math.ceil(f / bw) * mix.n_experts / mix.experts_per_token, abs=mix.n_experts)
+    # more experts per token turn it sooner; more experts later
+    from dataclasses import replace
+    assert inf.decode_critical_batch(replace(mix, experts_per_token=4), f, bw) < bm
+    assert inf.decode_critical_batch(replace(mix, n_experts=16), f, bw) > bm
     # FP8 weights halve the bytes: a dense model turns at half the batch
     assert inf.decode_critical_batch(LLAMA3_8B, f, bw, 1) == math.ceil(f / bw / 2)
     with pytest.raises(TypeError):
