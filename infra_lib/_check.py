@@ -304,47 +304,201 @@ def _field_hints(cls: type) -> tuple[tuple[str, object], ...]:
     return tuple((f.name, hints.get(f.name, Any)) for f in dataclasses.fields(cls))
 
 
-def _matches(value: object, hint: object) -> bool | None:
-    """Whether ``value`` fits a simple type hint; None when the hint is too complex to say."""
-    if hint is Any or hint is object:
-        return True
-    if hint is None or hint is type(None):
-        return value is None
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint in (int, float):
-        if isinstance(value, bool) or not isinstance(value, Real):
-            return False
-        try:
-            return math.isfinite(float(value))
-        except OverflowError:
-            return False
-    if hint is str:
-        return isinstance(value, str)
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        answers = [_matches(value, a) for a in typing.get_args(hint)]
-        return True if any(answers) else (None if None in answers else False)
-    if origin is tuple:
-        return isinstance(value, tuple)
-    if isinstance(origin, type):            # Mapping[str, Spec], list[float]...: the container
-        return isinstance(value, origin)
-    if isinstance(hint, type) and origin is None:
-        return isinstance(value, hint)
+#: Name endings that carry a unit of size, time, rate, money or area (CONTRIBUTING: units in
+#: names): a record's field so named is a quantity, never negative. An ``int`` field is a count,
+#: never negative either. A record declares exceptions and stricter fields as class attributes:
+#: ``_signed = ("culprit",)`` (may be negative: an offset, an index with -1 for none, a fitted
+#: intercept), ``_non_negative = ("logic",)`` (a quantity whose name carries no unit) and
+#: ``_positive = ("die_area_mm2",)`` (must be above 0: a property divides by it).
+QUANTITY_SUFFIXES = ("_B", "Bps", "_s", "_hz", "_usd", "_mm2", "_W", "flops", "_tokens", "_per_cm2",
+                     "_per_flop", "fraction", "_fraction_64", "yield", "factor", "cycles", "intensity", "dies")
+
+
+def _sign_rule(cls: type, name: str, hint: object) -> str | None:
+    """'positive', 'non_negative' or None (any sign) for field ``name`` of record ``cls``."""
+    if name in getattr(cls, "_positive", ()):
+        return "positive"
+    if name in getattr(cls, "_signed", ()):
+        return None
+    if name in getattr(cls, "_non_negative", ()):
+        return "non_negative"
+    leaves = _leaf_hints(hint)
+    if leaves and all(h is int for h in leaves):
+        return "non_negative"
+    if float in leaves and name.endswith(QUANTITY_SUFFIXES):
+        return "non_negative"
     return None
 
 
+def _leaf_hints(hint: object) -> list[object]:
+    """The number types inside a hint: ``tuple[int, ...]`` -> [int]; ``float | None`` -> [float]."""
+    if hint in (int, float):
+        return [hint]
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType, tuple, list) or (
+            isinstance(origin, type) and issubclass(origin, Sequence)):
+        return [h for a in typing.get_args(hint) if a is not Ellipsis for h in _leaf_hints(a)]
+    return []
+
+
+def _problem(value: object, hint: object, where: str) -> tuple[str, type[Exception]] | None:
+    """Why ``value`` does not fit ``hint`` (with ``where`` it sits), or None when it fits or the
+    hint is too complex to say: a number finite and not a bool, an ``int`` whole, a string a
+    string, the elements of a tuple, list or mapping each of their hint."""
+    if hint is Any or hint is object:
+        return None
+    if hint is None or hint is type(None):
+        return None if value is None else (f"{where} must be None, got {_show(value)}", TypeError)
+    if hint is bool:
+        return None if isinstance(value, bool) else (
+            f"{where} must be True or False, got {_show(value)} ({type(value).__name__})", TypeError)
+    if hint in (int, float):
+        if isinstance(value, bool) or not isinstance(value, Real):
+            word = "a whole number" if hint is int else "a number"
+            return f"{where} must be {word}, got {_show(value)} ({type(value).__name__})", TypeError
+        try:
+            f = float(value)
+        except OverflowError:
+            return f"{where} must be a finite number, got {_show(value)}", ValueError
+        if not math.isfinite(f):
+            return f"{where} must be a finite number, got {_show(value)}", ValueError
+        if hint is int and f != math.floor(f):
+            return f"{where} must be a whole number, got {_show(value)}", ValueError
+        return None
+    if hint is str:
+        return None if isinstance(value, str) else (
+            f"{where} must be a string, got {_show(value)} ({type(value).__name__})", TypeError)
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        problems = [_problem(value, a, where) for a in args]
+        if any(p is None for p in problems):
+            return None
+        numbers = [p for a, p in zip(args, problems) if a in (int, float)]
+        if numbers and isinstance(value, Real) and not isinstance(value, bool):
+            return numbers[-1]                  # a number of the wrong kind: say what is wrong with it
+        return f"{where} must be {_describe(hint)}, got {_show(value)} ({type(value).__name__})", TypeError
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return f"{where} must be a tuple, got {_show(value)} ({type(value).__name__})", TypeError
+        if len(args) == 2 and args[1] is Ellipsis:
+            inner: Sequence[object] = [args[0]] * len(value)
+        elif args and args != ((),):
+            if len(value) != len(args):
+                return f"{where} must have {len(args)} items, got {len(value)}", ValueError
+            inner = args
+        else:
+            return None
+        for i, (v, h) in enumerate(zip(value, inner)):
+            p = _problem(v, h, f"{where}[{i}]")
+            if p:
+                return p
+        return None
+    if isinstance(origin, type):                # list[float], Mapping[str, Spec], dict[str, int]...
+        if not isinstance(value, origin):
+            return f"{where} must be a {origin.__name__}, got {_show(value)} ({type(value).__name__})", TypeError
+        if issubclass(origin, Mapping) and len(args) == 2:
+            for k, v in value.items():          # type: ignore[attr-defined]
+                p = _problem(k, args[0], f"{where} key {_show(k)}") or _problem(v, args[1], f"{where}[{k!r}]")
+                if p:
+                    return p
+        elif issubclass(origin, (list, tuple, Sequence)) and len(args) == 1 and not isinstance(value, str):
+            for i, v in enumerate(typing.cast(Iterable[object], value)):
+                p = _problem(v, args[0], f"{where}[{i}]")
+                if p:
+                    return p
+        return None
+    if isinstance(hint, type) and origin is None:
+        return None if isinstance(value, hint) else (
+            f"{where} must be {_describe(hint)}, got {_show(value)} ({type(value).__name__})", TypeError)
+    return None
+
+
+def _numbers_in(value: object, where: str) -> Iterable[tuple[str, float]]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, Real):
+        yield where, float(value)
+    elif isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from _numbers_in(v, f"{where}[{i}]")
+
+
 def fields(obj: object) -> None:
-    """Check every field of a dataclass against its type hint: numbers finite and not bools,
-    strings strings, flags True or False, library objects of their class. For __post_init__."""
+    """Check every field of a dataclass against its type hint, for ``__post_init__``: numbers
+    finite and not bools, an ``int`` a whole number, strings strings, flags True or False,
+    library objects of their class, and the items of a tuple, list or mapping each of theirs.
+    Signs by the library's convention: a count (``int``) or a quantity whose name carries a
+    unit (``_B``, ``_s``, ``_Bps``... :data:`QUANTITY_SUFFIXES`) is never negative, unless the
+    class lists the field in ``_signed``; a field in ``_positive`` must be above 0.
+
+    >>> import dataclasses
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Shelf:
+    ...     _positive = ("width_mm2",)
+    ...     books: int
+    ...     width_mm2: float
+    ...     titles: tuple[str, ...] = ()
+    ...     def __post_init__(self) -> None:
+    ...         fields(self)
+    >>> Shelf(3, 2.0).books
+    3
+    >>> Shelf(2.5, 2.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: books must be a whole number, got 2.5
+    >>> Shelf(3, 0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: width_mm2 must be greater than 0, got 0.0
+    >>> Shelf(3, 1.0, ("a", float("nan")))
+    Traceback (most recent call last):
+    ...
+    TypeError: titles[1] must be a string, got nan (float)
+    """
     cls: Any = type(obj)
     for name, hint in _field_hints(cls):
         value = getattr(obj, name)
-        if _matches(value, hint) is False:
-            wanted = _describe(hint)
-            if "a number" in wanted and isinstance(value, Real) and not isinstance(value, bool):
-                raise ValueError(f"{name} must be a finite number, got {_show(value)}")
-            raise TypeError(f"{name} must be {wanted}, got {_show(value)} ({type(value).__name__})")
+        where = name
+        problem = _problem(value, hint, where)
+        if problem:
+            message, error = problem
+            raise error(message)
+        rule = _sign_rule(cls, name, hint)
+        if rule:
+            for at, number in _numbers_in(value, where):
+                if number < 0 or (rule == "positive" and number == 0):
+                    limit = "greater than 0" if rule == "positive" else "0 or more"
+                    raise ValueError(f"{at} must be {limit}, got {_show(value if at == where else number)}")
+    _properties_finite(obj, cls)
+
+
+@functools.lru_cache(maxsize=None)
+def _property_names(cls: type) -> tuple[str, ...]:
+    return tuple(a for a, m in inspect.getmembers(cls, lambda m: isinstance(m, property))
+                 if not a.startswith("_") and a not in getattr(cls, "_may_be_infinite", ()))
+
+
+def _properties_finite(obj: object, cls: type) -> None:
+    """Every public property of a record computes to finite numbers: fields that pass one by one
+    but together divide by zero or overflow (a 5e-324 s time, a 1e308 count) are refused here,
+    naming the property and the fields, rather than when a chapter reads the property. A property
+    that refuses by itself (a ValueError or TypeError when read) is left to say so then; a class
+    lists a property whose answer may be infinite in ``_may_be_infinite``."""
+    for attr in _property_names(cls):
+        try:
+            value = getattr(obj, attr)
+        except Exception:       # a ZeroDivisionError too: the class's own checks, after fields(), say more
+            continue
+        where = _non_finite(value)
+        if where:
+            raise ValueError(f"{attr} is not finite ({where}) for these fields: {_fields_shown(obj)}; "
+                             f"they are outside the range the record's formulas can compute")
+
+
+def _fields_shown(obj: object) -> str:
+    return ", ".join(f"{f.name}={_show(getattr(obj, f.name))}" for f in dataclasses.fields(obj)  # type: ignore[arg-type]
+                     if isinstance(getattr(obj, f.name), Real) and not isinstance(getattr(obj, f.name), bool))
 
 
 def _describe(hint: object) -> str:

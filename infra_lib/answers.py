@@ -176,6 +176,7 @@ _DIMENSION_NAMES = {
 class Parsed:
     """A reader's answer, read: the number (magnitude words applied), the unit as typed (or ""),
     its dimension (None for no unit or a plain word) and its factor to the dimension's base unit."""
+    _signed = ("value",)                       # a reader may type a negative number
     value: float
     unit: str = ""
     dimension: str | None = None

@@ -101,6 +101,10 @@ def vector_add_flop_per_B(element_B: float = 4) -> float:
 
 # ---- coalescing ---------------------------------------------------------------------------
 
+MAX_WARP_LANES = 1024          # CUDA's most threads per block: no warp model needs more lanes
+MAX_TIMELINE_CHUNKS = 10_000   # a drawn timeline of more chunks is unreadable anyway
+
+
 @_check.finite
 def sectors_per_warp(stride: int, element_B: int = 4, warp_size: int = 32, sector_B: int = SECTOR_B) -> int:
     """Distinct 32-byte sectors one warp touches when lane i reads element i x stride (aligned start).
@@ -109,10 +113,17 @@ def sectors_per_warp(stride: int, element_B: int = 4, warp_size: int = 32, secto
 
     >>> [sectors_per_warp(s) for s in (1, 2, 4, 8, 32)]
     [4, 8, 16, 32, 32]
+    >>> sectors_per_warp(1, warp_size=1e308)
+    Traceback (most recent call last):
+    ...
+    ValueError: warp_size must be at most 1024 lanes (a block's most threads), got 1e+308
     """
     s = _check.count("stride", stride, "elements")
     e = _check.count("element_B", element_B, "bytes")
     w = _check.count("warp_size", warp_size, "lanes")
+    if w > MAX_WARP_LANES:      # the count goes lane by lane: refuse what would fill memory
+        raise ValueError(f"warp_size must be at most {MAX_WARP_LANES} lanes (a block's most threads), "
+                         f"got {w:.3g}")
     sec = _check.count("sector_B", sector_B, "bytes")
     return len({(lane * s * e) // sec for lane in range(w)})
 
@@ -385,6 +396,9 @@ def stream_timeline(chunks: int, h2d_s: float, kernel_s: float, d2h_s: float) ->
     [('h2d', 0, 0.0, 1.0), ('kernel', 0, 1.0, 3.0), ('d2h', 0, 3.0, 4.0), ('h2d', 1, 1.0, 2.0), ('kernel', 1, 3.0, 5.0), ('d2h', 1, 5.0, 6.0)]
     """
     n = _check.count("chunks", chunks, "chunks")
+    if n > MAX_TIMELINE_CHUNKS:  # one Span per chunk and stage: refuse what would fill memory
+        raise ValueError(f"chunks must be at most {MAX_TIMELINE_CHUNKS:,} for a timeline (three spans each), "
+                         f"got {n:.3g}; overlapped_time_s gives the total for any count")
     times = (_check.non_negative("h2d_s", h2d_s, "s"), _check.non_negative("kernel_s", kernel_s, "s"),
              _check.non_negative("d2h_s", d2h_s, "s"))
     free = [0.0, 0.0, 0.0]

@@ -77,8 +77,9 @@ class KvUse:
     def __post_init__(self) -> None:
         _check.fields(self)
         used = _check.non_negative("used_tokens", self.used_tokens, "tokens")
-        if _check.positive("reserved_tokens", self.reserved_tokens, "tokens") < used:
-            raise ValueError(f"reserved_tokens ({self.reserved_tokens:g}) must be at least used_tokens ({used:g})")
+        reserved = _check.positive("reserved_tokens", self.reserved_tokens, "tokens")
+        if reserved < used:       # the checked floats: a Fraction or a numpy number formats too
+            raise ValueError(f"reserved_tokens ({reserved:g}) must be at least used_tokens ({used:g})")
 
     @property
     def wasted_tokens(self) -> float:

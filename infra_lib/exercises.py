@@ -80,7 +80,16 @@ class Param:
         return self.low is not None
 
     def draw(self, rng: random.Random) -> "Param":
-        """A copy with a value drawn uniformly from [low, high] (the same value if no range)."""
+        """A copy with a value drawn uniformly from [low, high] (the same value if no range).
+
+        >>> Param(3, low=1, high=9, integer=True).draw(random.Random(0)).value in range(1, 10)
+        True
+        >>> Param(3).draw(None)
+        Traceback (most recent call last):
+        ...
+        TypeError: rng must be a Random, got None (NoneType)
+        """
+        _check.instance("rng", rng, random.Random)
         if self.low is None or self.high is None:
             return self
         if self.integer:
@@ -107,14 +116,30 @@ class Answer:
 
     @property
     def numeric(self) -> bool:
-        """True when the value is a number (a numpy scalar counts) rather than text."""
-        return not isinstance(self.value, (str, bool)) and _is_number(self.value)
+        """True when the value is a number (a numpy scalar counts) rather than text. A NaN or an
+        infinity is a number too (a drawn variant's impossible answer, which no reading matches),
+        not the text "nan"."""
+        if isinstance(self.value, (str, bool)):
+            return False
+        try:
+            float(self.value)
+        except OverflowError:
+            return True
+        except (TypeError, ValueError):
+            return False
+        return True
 
     def check(self, given: Any) -> bool:
-        """Is ``given`` right, within the tolerances?"""
+        """Is ``given`` right, within the tolerances? A number beyond any float is not.
+
+        >>> Answer(4.77).check(4.8), Answer(4.77).check(10**400), Answer("memory").check(" Memory ")
+        (True, False, True)
+        >>> Answer(float("nan")).check("nan"), Answer(float("nan")).numeric
+        (False, True)
+        """
         if not self.numeric:
             return str(given).strip().lower() == str(self.value).strip().lower()
-        if isinstance(given, bool) or not _is_number(given):
+        if isinstance(given, bool) or not _is_number(given) or not _is_number(self.value):
             return False
         return math.isclose(float(given), float(self.value), rel_tol=self.rel_tol, abs_tol=self.abs_tol)
 
@@ -129,12 +154,19 @@ class Grade:
 
     def __post_init__(self) -> None:
         _check.fields(self)
+        _given(self.given)
+
+
+def _given(given: Any) -> None:
+    """A reader's answer: text, or a number that is finite (a NaN is no answer to grade)."""
+    if isinstance(given, Real) and not isinstance(given, bool):
+        _check.number("given", given, "(the reader's answer)")
 
 
 def _is_number(x: Any) -> bool:
     try:
         return math.isfinite(float(x))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):      # 10**400: a number, but not a finite float
         return False
 
 
@@ -216,12 +248,22 @@ class Exercise:
         return replace(self, params=params)
 
     def draw(self, rng: random.Random | int | None = None) -> "Exercise":
-        """A new variant: every parameter with a range drawn inside it, the others kept."""
-        rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        """A new variant: every parameter with a range drawn inside it, the others kept.
+
+        ``rng`` is a :class:`random.Random`, a whole-number seed, or None (a fresh seed); a
+        float, a bool or a string is refused rather than silently hashed into a seed.
+        """
+        if not isinstance(rng, random.Random):
+            if rng is not None and (isinstance(rng, bool) or not isinstance(rng, int)):
+                raise TypeError(f"rng must be a random.Random, a whole-number seed or None, "
+                                f"got {_check._show(rng)} ({type(rng).__name__})")
+            rng = random.Random(rng)
         return replace(self, params={n: p.draw(rng) for n, p in self.parameters().items()})
 
     def grade(self, name: str, given: Any) -> Grade:
         """Grade a reader's answer ``given`` to the answer ``name``."""
+        _check.text("name", name)
+        _given(given)
         answers = self.answers()
         if name not in answers:
             raise KeyError(f"exercise {self.key} has no answer {name!r}; it has: {', '.join(answers)}")

@@ -295,6 +295,7 @@ def _some_good_dies(good: float, die_area_mm2: float, d0_per_cm2: float) -> floa
 @dataclass(frozen=True)
 class Wafer:
     """One wafer of one die size: how many dies fit, how many work, what each good one costs."""
+    _positive = ("die_area_mm2",)              # good_silicon_usd_per_mm2 divides by it
     die_area_mm2: float
     d0_per_cm2: float
     model: str

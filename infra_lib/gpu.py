@@ -242,6 +242,7 @@ def register_operand_Bps_per_sm(fp32_lanes: int, clock_hz: float, operands: int 
 @dataclass(frozen=True)
 class Level:
     """One level of the memory hierarchy: bandwidth per SM and for the chip, and its provenance."""
+    _positive = ("sm_count",)                  # per_sm_Bps divides by it
     key: str
     chip_Bps: float
     sm_count: int

@@ -258,40 +258,32 @@ def compute_bound_batch(request: Request, acc: Accelerator, kv_after: bool = Fal
 def decode_critical_batch(shape: models.ModelShape, peak_flop_s: float, mem_bw_Bps: float,
                           bytes_per_param: float = 2) -> int:
     """The smallest batch at which a decode step's weight matmuls are compute-bound, for a dense
-    model or a mixture of experts: the least integer B with
+    model or a mixture of experts, judged expert by expert: the least integer B with
 
-        2 N_a B / F >= b x N_read(B) / BW,
+        B k / E >= b F / (2 BW),
 
-    N_a the weights one token multiplies (:attr:`infra_lib.models.ModelShape.matmul_params`),
-    N_read(B) those the whole batch reads (:meth:`~infra_lib.models.ModelShape.decode_params_read`:
-    grows with B for a mixture of experts, as more experts are touched), b bytes per weight, F and BW
-    the compute rate and bandwidth. Chapter 6's model puts the KV reads after the matmuls, so they
-    do not enter (equation eq-moe-critical in chapter 6). For a dense model in BF16, N_read = N_a and
-    B = F / BW, the ridge (Pope et al. 2022, section 3.1); a mixture of experts needs up to
-    N_read / N_a times more, since each added token reads experts of its own until all are touched.
+    k of E experts per token (1 of 1 for a dense model), b bytes per weight, F and BW the compute
+    rate and bandwidth (equation eq-moe-critical in chapter 6). Each expert is its own matmul: with
+    balanced routing it sees B k / E tokens and does 2 flops per weight per token against b bytes
+    per weight, so it turns compute-bound when its share of the batch reaches the ridge in tokens,
+    b F / (2 BW). Summing every matmul's FLOPs against every weight's bytes instead would let the
+    attention projections' spare compute hide the experts' memory time, though they run as separate
+    kernels (Austin et al., How to Scale Your Model, the MoE section of "All About Transformer
+    Inference"). For a dense model in BF16, B = F / BW, the ridge (Pope et al. 2022, section 3.1).
 
-    H200 datasheet (989.5 TFLOP/s dense BF16, 4.8 TB/s): Llama-3-8B turns at 207, Mixtral 8x7B
-    (12.9B active of 46.7B) at 754, where a dense model of its active size would turn at 207.
+    H200 datasheet (989.5 TFLOP/s dense BF16, 4.8 TB/s): Llama-3-8B turns at 207; Mixtral 8x7B
+    (2 of 8 experts) at 825, four ridges.
 
     >>> decode_critical_batch(models.LLAMA3_8B, 989.5e12, 4.8e12), decode_critical_batch(models.MIXTRAL_8X7B, 989.5e12, 4.8e12)
-    (207, 754)
+    (207, 825)
     """
     sh = _check.instance("shape", shape, models.ModelShape)
     f = _check.positive("peak_flop_s", peak_flop_s, "FLOP/s")
     bw = _check.positive("mem_bw_Bps", mem_bw_Bps, "bytes/s")
     b = _check.positive("bytes_per_param", bytes_per_param, "bytes per parameter")
-    na = sh.matmul_params
-    turned = lambda n: 2.0 * na * n / f >= b * sh.decode_params_read(n) / bw
-    # an upper bound: every stored weight but the looked-up tables read, at the dense slope
-    hi = max(1, math.ceil(b * (sh.matmul_params + sh.n_layers * (sh.n_experts - sh.experts_per_token)
-                               * sh._expert_params()) / bw / (2.0 * na / f)))
-    lo = 1
-    if turned(lo):
-        return lo
-    while hi - lo > 1:            # compute - reads is convex in B and negative at 0: one crossing
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if turned(mid) else (mid, hi)
-    return hi
+    ridge_tokens = b * f / (2.0 * bw)
+    # exact in integers where the ratio is: B k >= ridge E, least such B
+    return max(1, math.ceil(ridge_tokens * sh.n_experts / sh.experts_per_token - 1e-9))
 
 
 @_check.finite

@@ -13,6 +13,7 @@ from . import _check, hardware, units
 @dataclass(frozen=True)
 class Link:
     """One link as the vendor quotes it, and the same link in bytes per second per direction."""
+    _positive = ("quoted",)
     key: str
     quoted: float        # the number as the vendor prints it
     quoted_unit: str     # 'GB/s' or 'Gb/s'

@@ -171,6 +171,7 @@ def eager_step_kernels(layers: int, fused_norm: bool = True) -> int:
 @dataclass(frozen=True)
 class LaunchReading:
     """One measured decode step against what the serial and the overlapped readings predict."""
+    _positive = ("eager_s",)                   # the errors are relative to it
     batch: int
     context: int
     graph_s: float
@@ -202,6 +203,7 @@ class LaunchFit:
     ``cpu_issue_s`` = the batch-1 eager step (the smallest GPU time: CPU-bound under this reading),
     ``tail_s`` = the gap at the largest batch (the longest GPU time: surely GPU-bound).
     """
+    _positive = ("eager_launch_s",)            # kernels_at_issue divides by it
     eager_launch_s: float
     graph_launch_s: float
     kernels_serial: float

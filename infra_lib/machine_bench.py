@@ -199,6 +199,9 @@ def matmul_flop_s(n: int | None = None, max_time_s: float = 0.4, max_reps: int =
     """
     import numpy as np
     budget = _check.positive("max_time_s", max_time_s, "s")
+    cap = _check.count("max_n", max_n, "rows", minimum=MIN_MATMUL_N)   # checked even when n is given
+    if cap > MAX_MATMUL_N:
+        raise ValueError(f"max_n must be at most {MAX_MATMUL_N}, got {cap}")
     clock = _clock(clock)
     if n is None:
         p = np.full((PROBE_N, PROBE_N), 0.5, dtype=np.float32)

@@ -87,6 +87,7 @@ class Layout:
     "compute"; ``culprit`` is the index of the instance that broke it (-1 when ok).
     ``slices`` maps each memory slice to the index of the instance holding it (-1: free).
     """
+    _signed = ("culprit", "slices")            # -1: none
     ok: bool
     reason: str
     culprit: int

@@ -113,7 +113,7 @@ class MiniFloat:
     @property
     def binades(self) -> float:
         """Dynamic range in powers of two: log2(max_normal / min_positive)."""
-        return math.log2(self.max_normal / self.min_positive)
+        return math.log2(self.max_normal) - math.log2(self.min_positive)   # the ratio overflows for E11
 
     def values(self) -> "FloatArray":
         """Every non-negative finite value, ascending (a NumPy array), by enumerating the codes."""

@@ -180,7 +180,8 @@ def attention_tiled(seq: int, head_dim: int, block_q: int | None = None, heads: 
     memory, and writes its O tile once: bytes = B H b (2 T d + 2 T d ceil(T / B_q)) when every pass over
     K and V comes from HBM. ``block_q=None`` counts K and V once per head, as when the L2 serves the
     query tiles' repeated reads: bytes = 4 B H T d b and the intensity is T / b, whatever d.
-    FLOPs as :func:`attention_standard`. Equation eq-attn-tiled in chapter 5; Dao et al. (2022), section 3.
+    FLOPs as :func:`attention_standard`. Equation eq-attn-standard (its tiled form) in chapter 5; Dao et al. (2022),
+    section 3: with B_q ~ M / (4 d) for M bytes of SRAM, the repeated passes are their Theta(T^2 d^2 / M).
 
     >>> attention_tiled(4096, 128).intensity, attention_tiled(4096, 128, 128).intensity
     (2048.0, 124.12121212121212)

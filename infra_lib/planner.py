@@ -140,7 +140,8 @@ def kv_budget_B(shape: ModelShape, gpu_mem_B: float, gpus: int = 1, bytes_per_pa
     """
     room = _per_gpu_B(gpu_mem_B, overhead_fraction, runtime_B)
     n = _check.count("gpus", gpus, "GPUs")
-    return max(0.0, n * room - shape.weight_B(bytes_per_param)) if room > 0 else 0.0
+    weights = shape.weight_B(bytes_per_param)          # checked even when no room is left
+    return max(0.0, n * room - weights) if room > 0 else 0.0
 
 
 @_check.finite

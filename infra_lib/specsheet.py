@@ -188,6 +188,7 @@ class Cell:
     base units (0 for none and unpublished); ``text`` holds a name (memory type, process);
     ``note`` says what was done to the value or what it leaves open ("sparse / 2").
     """
+    _non_negative = ("value",)
     value: float
     kind: str
     text: str = ""
@@ -216,6 +217,11 @@ def _combined(*kinds: str) -> str:
     return "derived"
 
 
+def _spec_names() -> frozenset[str]:
+    """Every spec name some entry of the registry has (read quietly: nothing is recorded)."""
+    return frozenset(s.name for s in hardware.all_specs())
+
+
 def spec_cell(device: str, name: str) -> Cell:
     """The registry's value ``name`` of ``device`` with its kind, or an "unpublished" cell.
 
@@ -223,9 +229,19 @@ def spec_cell(device: str, name: str) -> Cell:
     (132.0, 'datasheet')
     >>> spec_cell("rubin_vr200", "power_W").kind
     'unpublished'
+
+    A name that no entry of the registry has is a typo, not an unpublished value:
+
+    >>> spec_cell("h100_sxm5", "power_w")
+    Traceback (most recent call last):
+    ...
+    infra_lib._check.UnknownName: name: no registry entry has a spec 'power_w' (did you mean power_W, power_limit_W?)
     """
     specs = hardware.entry(_check.text("device", device)).specs
     if _check.text("name", name) not in specs:
+        known = _spec_names()
+        if name not in known:
+            raise _check.UnknownName(f"name: no registry entry has a spec {name!r}{_check.nearest(name, known)}")
         return Cell(0.0, "unpublished")
     spec = specs[name]
     hardware.value(device, name)            # recorded for the page's Sources section

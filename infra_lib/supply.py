@@ -89,6 +89,7 @@ SUPPLIES = ("logic", "packaging", "hbm")
 @dataclass(frozen=True)
 class SupplyResult:
     """GPUs per month each supply could support; the smallest one is what ships."""
+    _non_negative = ("logic", "packaging", "hbm")
     product: str
     logic: float
     packaging: float

@@ -25,6 +25,7 @@ import importlib
 import inspect
 import math
 import pkgutil
+import random
 import re
 import signal
 import types
@@ -85,6 +86,7 @@ EXAMPLES: dict[str, list[object]] = {
     "label": ["gpu_w_bw"], "kind": [float], "default": [1.0], "min": [0.0], "max": [2.0],
     "params": [{"k": 2}], "solve": [lambda k: {"twice": 2 * k}],
     "rows": [(("a", "b"),)], "header": [("h", "i")], "align": ["lr"],
+    "rng": [random.Random(0)], "given": [4.77, "4.77 ms"],
 }
 
 # Values that can never be right for a number: each must raise.
@@ -186,12 +188,57 @@ def _library_instances() -> dict[type, list[object]]:
             except Exception:
                 pass
     from infra_lib import formats
-    for attr in vars(formats).values():
-        add(attr)
+    for info in pkgutil.walk_packages(infra_lib.__path__, "infra_lib."):   # module constants:
+        if not info.name.startswith(SKIP_MODULES):                       # LLAMA3_8B, PANEL...
+            for attr, obj in vars(importlib.import_module(info.name)).items():
+                if not attr.startswith("_"):
+                    add(obj)
+    for obj in SEEDS:
+        add(obj)
+    for objs in list(out.values()):            # the records inside records: a Spec's Source...
+        for obj in objs[:1]:
+            if dataclasses.is_dataclass(obj):
+                for f in dataclasses.fields(obj):
+                    add(getattr(obj, f.name))
     return out
 
 
+def _seeds() -> list[object]:
+    """Objects of classes no zero-argument function or module constant gives."""
+    from infra_lib import exercises, hardware, ops
+    from infra_lib.widgets import panel
+    param = exercises.Param(3, "GPUs", low=1, high=9, integer=True)
+    sms = hardware.spec("h100_sxm5", "sm_count")
+    return [exercises.Answer(4.77, "ms"), exercises.Answer("memory"), param,
+            exercises.Exercise("fuzz_ex", {"k": param}, lambda k: {"twice": exercises.Answer(2 * k)}),
+            exercises.Scenario(context=1000, batch=64), ops.Op(2.0e9, 8.0e9),
+            panel.Result(rows=(("batch", "8"),)),
+            hardware.Finding("fuzz", sms, 132.0, (sms,), "sm_count", 0.0, 0.05, False)]
+
+
+SEEDS = _seeds()
 INSTANCES = _library_instances()
+
+# Methods left out: they display, glue into a notebook or build ipywidgets.
+SKIP_METHODS = {"Exercise.glue", "Panel.explore", "Panel.widget"}
+
+
+def _discover_methods() -> list[tuple[str, Callable[..., object]]]:
+    """Every public method defined by a library class, bound to an object of the class: a new
+    method is fuzzed without being listed (a class with no object in INSTANCES is reported by
+    test_every_method_class_has_an_object)."""
+    found = []
+    for cls, objs in sorted(INSTANCES.items(), key=lambda kv: f"{kv[0].__module__}.{kv[0].__qualname__}"):
+        for attr, member in sorted(vars(cls).items()):
+            if attr.startswith("_") or not inspect.isfunction(member):
+                continue
+            if f"{cls.__name__}.{attr}" in SKIP_METHODS:
+                continue
+            found.append((f"{cls.__module__}.{cls.__qualname__}.{attr}", getattr(objs[0], attr)))
+    return found
+
+
+METHODS = _discover_methods()
 
 
 def _good(name: str, param: inspect.Parameter, hint: object) -> st.SearchStrategy[object]:
@@ -224,7 +271,7 @@ def _bad(hint: object, param: inspect.Parameter) -> st.SearchStrategy[tuple[obje
     """(value, always_bad): always_bad values must be refused."""
     kinds = _kinds(hint)
     if "any" in kinds or not kinds:
-        return st.sampled_from([(v, False) for v in RANGE_BAD_NUMBERS + ["", "x"]])
+        return st.sampled_from([(v, False) for v in RANGE_BAD_NUMBERS + ["", "x", math.nan, 10**400]])
     accepts_none = "none" in kinds or param.default is None
     bad: list[tuple[object, bool]] = []
     if "number" in kinds:
@@ -331,7 +378,8 @@ def _classify(fn: Callable[..., object], kwargs: dict[str, object], bad: str | N
     return "ok", ""
 
 
-@pytest.mark.parametrize("qual, fn", FUNCTIONS, ids=[q.removeprefix("infra_lib.") for q, _ in FUNCTIONS])
+@pytest.mark.parametrize("qual, fn", FUNCTIONS + METHODS,
+                         ids=[q.removeprefix("infra_lib.") for q, _ in FUNCTIONS + METHODS])
 def test_bad_values_give_clear_errors(qual, fn):
     sig = inspect.signature(fn)
     hints = _hints(fn)
@@ -363,18 +411,107 @@ def test_bad_values_give_clear_errors(qual, fn):
             problems.append(f"{outcome}: {qual.removeprefix('infra_lib.')}({shown}) -> {detail}"[:400])
 
     run()
-    FIGURES["functions"] += 1
+    FIGURES["methods" if inspect.ismethod(fn) else "functions"] += 1
     if problems:
         PROBLEMS[qual] = problems
     assert not problems, "\n".join(problems)
 
 
+def _number_leaves(hint: object) -> list[object]:
+    if hint in (int, float):
+        return [hint]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return [h for a in typing.get_args(hint) for h in _number_leaves(a)]
+    return []
+
+
+RECORDS = sorted(((f"{c.__module__}.{c.__qualname__}", c) for c in INSTANCES
+                  if dataclasses.is_dataclass(c) and c.__module__.startswith("infra_lib")), key=lambda qc: qc[0])
+# every field that is a number gets these; the first group must be refused
+RECORD_ALWAYS_BAD = [math.nan, math.inf, 10**400, True]
+RECORD_RANGE_BAD = [-1, 0, 2.5, 1e308, 5e-324]
+
+
+def _properties(obj: object) -> list[str]:
+    return [a for a, m in inspect.getmembers(type(obj), lambda m: isinstance(m, property)) if not a.startswith("_")]
+
+
+@pytest.mark.parametrize("qual, cls", RECORDS, ids=[q.removeprefix("infra_lib.") for q, _ in RECORDS])
+def test_records_refuse_impossible_fields_and_their_properties_stay_finite(qual, cls):
+    """A record built from a real one with one number field replaced: a NaN, an infinity, 10**400
+    or a bool is refused, and so is a fraction for an ``int`` field; any other value either is
+    refused by name or gives properties that are finite or raise a clear error."""
+    base = INSTANCES[cls][0]
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    problems: list[str] = []
+
+    def record(outcome: str, detail: str) -> None:
+        FIGURES["record calls"] += 1
+        FIGURES[outcome] += 1
+        if outcome in ("obscure", "nan_inf", "accepted", "vague") and len(problems) < 5:
+            problems.append(f"{outcome}: {qual.removeprefix('infra_lib.')}: {detail}"[:400])
+
+    def read(obj: object, what: str) -> None:
+        for attr in _properties(obj):
+            try:
+                value = getattr(obj, attr)
+            except (ValueError, TypeError) as err:
+                record("clear" if _names_a_parameter(str(err), names + [attr]) else "vague",
+                       f"{what}.{attr}: {type(err).__name__}: {err}")
+                continue
+            except Exception as err:
+                record("obscure", f"{what}.{attr} raised {type(err).__name__}: {err}")
+                continue
+            bad = [(p, v) for p, v in _numbers(value, f"{what}.{attr}") if not math.isfinite(v)]
+            record("nan_inf", f"{bad[0][0]} = {bad[0][1]}") if bad else record("ok", "")
+
+    read(base, "good")
+    for f in dataclasses.fields(cls):
+        leaves = _number_leaves(hints.get(f.name))
+        if not f.init or not leaves or isinstance(getattr(base, f.name), bool):
+            continue
+        for v in RECORD_ALWAYS_BAD + RECORD_RANGE_BAD:
+            always = v is True or (isinstance(v, float) and not math.isfinite(v)) or (
+                isinstance(v, int) and v > 2**1024) or (v == 2.5 and leaves == [int])
+            try:
+                obj = dataclasses.replace(base, **{f.name: v})
+            except (ValueError, TypeError, KeyError) as err:
+                record("clear" if _names_a_parameter(str(err), names) else "vague",
+                       f"{f.name}={v!r}: {type(err).__name__}: {err}")
+                continue
+            except Exception as err:
+                record("obscure", f"{f.name}={v!r} raised {type(err).__name__}: {err}")
+                continue
+            if always:
+                record("accepted", f"{f.name}={v!r} accepted")
+                continue
+            read(obj, f"{f.name}={v!r}")
+    FIGURES["records"] += 1
+    if problems:
+        PROBLEMS[qual] = problems
+    assert not problems, "\n".join(problems)
+
+
+def test_every_method_class_has_an_object():
+    """Each library class with public methods has an object the fuzz can bind them to (else
+    its methods would go unfuzzed without a word): add a SEEDS entry or a module constant."""
+    missing = []
+    for qual, obj in FUNCTIONS:
+        if inspect.isclass(obj) and obj not in INSTANCES and any(
+                not a.startswith("_") and inspect.isfunction(m) for a, m in vars(obj).items()):
+            missing.append(qual)
+    assert not missing, f"no object to bind the methods of: {missing}"
+
+
 def summary_lines() -> list[str]:
     """The figures of this session, for the terminal summary (conftest.py)."""
-    if not FIGURES["functions"]:
+    if not (FIGURES["functions"] or FIGURES["methods"] or FIGURES["records"]):
         return []
     f = FIGURES
-    return [f"fuzz: {f['functions']} functions, {f['calls']} calls ({f['bad inputs']} with a bad value): "
+    return [f"fuzz: {f['functions']} functions, {f['methods']} methods, {f['records']} records; "
+            f"{f['calls']} calls ({f['bad inputs']} with a bad value), {f['record calls']} record fields "
+            f"and properties: "
             f"{f['clear']} clear errors, {f['obscure']} obscure crashes, {f['nan_inf']} silent NaN/inf, "
             f"{f['accepted']} silent accepts, {f['vague']} vague errors, {f['ok']} fine results"]
 
@@ -412,9 +549,9 @@ def test_sci_refuses_zero_digits_and_handles_subnormals():
 
 
 def test_minifloat_beyond_float64_is_refused():
-    with pytest.raises(ValueError, match="exp_bits = 12"):
+    with pytest.raises(ValueError, match="exp_bits ?= ?12"):      # its own check, or the record's max_normal
         formats.MiniFloat("E12M3", 12, 3, "ieee")
-    with pytest.raises(ValueError, match="exp_bits = 11"):
+    with pytest.raises(ValueError, match="exp_bits ?= ?11"):
         formats.MiniFloat("E11M2", 11, 2, "none")
     assert math.isfinite(formats.MiniFloat("E11M4", 11, 4, "ieee").max_normal)   # FP64's exponent
 

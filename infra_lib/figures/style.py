@@ -74,8 +74,38 @@ def setup(lang: str) -> str:
     return lang
 
 
+def _non_finite_mark(fig: Figure) -> str | None:
+    """The first line, marker set or bar of ``fig`` drawn from a NaN or an infinity, or None."""
+    import numpy as np
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    for ax in fig.axes:
+        for artist in ax.get_children():
+            if isinstance(artist, Line2D):
+                data = np.asarray(artist.get_xydata(), dtype=float)
+            elif isinstance(artist, Collection):
+                data = np.asarray(artist.get_offsets(), dtype=float)
+            elif isinstance(artist, Rectangle) and artist is not ax.patch:
+                data = np.asarray([artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height()],
+                                  dtype=float)
+            else:
+                continue
+            if data.size and not np.all(np.isfinite(data)):
+                label = str(artist.get_label() or "")
+                return f"a {type(artist).__name__}" + (f" ({label!r})" if label and not label.startswith("_") else "")
+    return None
+
+
 def finish(fig: Figure) -> Figure:
-    """Lay ``fig`` out tightly, close it (the chapter glues it; nothing else shows it) and return it."""
+    """Lay ``fig`` out tightly, close it (the chapter glues it; nothing else shows it) and return it.
+
+    A mark drawn from a NaN or an infinity (matplotlib leaves it out without a word) is an error:
+    the data behind a figure must be finite."""
+    bad = _non_finite_mark(fig)
+    if bad:
+        plt.close(fig)
+        raise ValueError(f"the figure's data is not finite: {bad} has a NaN or an infinity")
     fig.tight_layout()
     plt.close(fig)
     return fig

@@ -23,7 +23,7 @@ def summary(lang: str, weights: int, kv: int, compute: int, overlap: int) -> Res
     """One row per measured configuration (measured, predicted, error), then the mean absolute error.
 
     >>> summary("en", 0, 1, 0, 0).rows[-1][3]
-    '5.0%'
+    '4.7%'
     """
     n = len(decode_model.WEIGHT_SOURCES)
     w = _check.count("weights", weights, "", minimum=0)

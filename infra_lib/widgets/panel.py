@@ -60,12 +60,17 @@ def snap(value: float, minimum: float, step: float) -> float:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+    if not isinstance(value, Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:               # 10**400: an integer beyond any float
+        return False
 
 
 def _on_grid(value: float, minimum: float, step: float) -> bool:
     k = (value - minimum) / step
-    return abs(k - round(k)) < 1e-6
+    return math.isfinite(k) and abs(k - round(k)) < 1e-6     # a step of 5e-324: no grid
 
 
 @dataclass(frozen=True)
@@ -166,9 +171,9 @@ class InputError(ValueError):
     """Bad input a summary finds itself (a rule between two controls, say). ``name`` is the
     control, ``reason`` a label key, ``other`` the name of a control the reason refers to."""
 
-    def __init__(self, name: str, reason: str, other: str | None = None) -> None:
+    def __init__(self, name: str, reason: str, other: str | None = None, **fields: str) -> None:
         super().__init__(f"{name}: {reason}" + (f" ({other})" if other else ""))
-        self.name, self.reason, self.other = name, reason, other
+        self.name, self.reason, self.other, self.fields = name, reason, other, fields
 
 
 # How the library (infra_lib._check) words what is wrong, and the label that says it.
@@ -186,7 +191,7 @@ _LIBRARY_REASONS = (
 def _format_value(value: object) -> str:
     if _is_number(value):
         return f"{value:,g}" if isinstance(value, float) else f"{value:,}"
-    return repr(value)
+    return _check._show(value)
 
 
 @dataclass(frozen=True)
@@ -216,6 +221,14 @@ class Panel:
                 return c
         raise KeyError(f"no control {name!r}; the controls are {[c.name for c in self.controls]}")
 
+    def _values(self, values: object) -> dict[str, Any]:
+        """``values`` as a dict, or a TypeError unless it maps exactly the controls' names."""
+        expected = {c.name for c in self.controls}
+        if not isinstance(values, Mapping) or set(values) != expected:
+            got = sorted(map(str, values)) if isinstance(values, Mapping) else _check._show(values)
+            raise TypeError(f"values must map exactly the controls {sorted(expected)}, got {got}")
+        return dict(values)
+
     def defaults(self) -> dict[str, Number]:
         """Every control at its default."""
         return {c.name: c.default for c in self.controls}
@@ -223,6 +236,10 @@ class Panel:
     def limits(self, values: Mapping[str, Number]) -> dict[str, tuple[Number, Number]]:
         """Each control's (min, max) for the given values: a control declared ``below`` another
         may go up to one step under that control's value."""
+        values = self._values(values)
+        for c in self.controls:
+            if c.below is not None and not _is_number(values[c.below]):
+                raise TypeError(f"values[{c.below!r}] must be a finite number, got {_check._show(values[c.below])}")
         out: dict[str, tuple[Number, Number]] = {}
         for c in self.controls:
             hi = c.max
@@ -234,7 +251,10 @@ class Panel:
 
     def clamp(self, values: Mapping[str, Number]) -> dict[str, Number]:
         """The values the sliders show when set to ``values``: each one within its limits."""
-        out = dict(values)
+        out = self._values(values)
+        for name, v in out.items():
+            if not _is_number(v):
+                raise TypeError(f"values[{name!r}] must be a finite number, got {_check._show(v)}")
         for name, (lo, hi) in self.limits(out).items():
             out[name] = min(max(out[name], lo), hi)
         return out
@@ -243,29 +263,35 @@ class Panel:
 
     def render(self, lang: str, values: Mapping[str, object] | None = None) -> str:
         """The summary for ``values`` (default: the defaults) as HTML, or the message that says
-        which control's value cannot be used, in language ``lang``."""
+        which control's value cannot be used, in language ``lang``.
+
+        A value no control can take (not a finite number, not whole for a whole-number control,
+        outside the control's range or not one of its options) is a message naming the control,
+        as is an error the library raises about a value (a ValueError, TypeError, OverflowError,
+        or an unknown name); any other exception is a programming error and propagates."""
         if lang not in LANGUAGES:
             raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
-        values = dict(self.defaults() if values is None else values)
-        expected = {c.name for c in self.controls}
-        if set(values) != expected:
-            raise TypeError(f"values must have exactly the controls {sorted(expected)}, got {sorted(values)}")
+        values = self._values(self.defaults() if values is None else values)
         try:
             for c in self.controls:
                 v = values[c.name]
                 if not _is_number(v):
                     raise InputError(c.name, "w_err_number")
-                if c.kind is int and not float(v).is_integer():  # type: ignore[arg-type]
+                if c.kind is int and not float(v).is_integer():  # type: ignore[arg-type,unused-ignore]
                     raise InputError(c.name, "w_err_whole")
+                if c.options and v not in c.options:
+                    raise InputError(c.name, "w_err_option", options=", ".join(_format_value(o) for o in c.options))
+                if not c.min <= v <= c.max:                     # type: ignore[operator,unused-ignore]
+                    raise InputError(c.name, "w_err_range", low=_format_value(c.min), high=_format_value(c.max))
             result = self.summary(lang, **values)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, OverflowError, _check.UnknownName) as err:
             return self.error_html(err, lang, values)
         return result.html()
 
     def _name_of(self, err: Exception) -> tuple[Control | None, str, dict[str, Any]]:
         """The control an error is about, the label key of the reason, and its fields."""
         if isinstance(err, InputError):
-            fields: dict[str, Any] = {}
+            fields: dict[str, Any] = dict(err.fields)
             if err.other is not None:
                 fields["other"] = err.other
             return self.control(err.name), err.reason, fields
@@ -284,6 +310,9 @@ class Panel:
 
     def error_html(self, err: Exception, lang: str, values: Mapping[str, object]) -> str:
         """A message in language ``lang`` naming the control whose value the library rejected."""
+        _check.instance("err", err, Exception)
+        _check.choice("lang", lang, LANGUAGES)
+        values = self._values(values)
         control, reason, fields = self._name_of(err)
         head = f"<b>{html.escape(t('w_error', lang))}</b>"
         if control is None:   # about no one control: the values in the reader's words, then the library's

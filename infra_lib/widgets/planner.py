@@ -44,7 +44,9 @@ CONTROLS = (
     Control("batch", "ch4_w_batch", int, 1, 1, 512, 1),
     Control("context", "ch4_w_context", int, 4096, 512, 131072, 512),
     Control("overhead_pct", "ch4_w_overhead", int, round(planner.OVERHEAD_FRACTION * 100), 0, 50, 1),
-    Control("runtime_gib", "ch4_w_runtime", int, round(planner.RUNTIME_B / units.GiB), 0, 20, 1),
+    # up to 7 GiB: the smallest memory (16 GB) at the largest headroom (50%) leaves 8 GB, so every
+    # corner of the sliders still has room for weights (tests/test_widgets.py)
+    Control("runtime_gib", "ch4_w_runtime", int, round(planner.RUNTIME_B / units.GiB), 0, 7, 1),
 )
 
 
