@@ -7,7 +7,7 @@ import pytest
 from infra_lib import gpu
 from infra_lib.i18n import LANGUAGES
 from infra_lib.widgets import latency
-from widget_checks import assert_names_control, text_of
+from widget_checks import assert_names_control, expected_reason, text_of
 
 DEFAULTS = dict(bw_TBps=3.352, latency_ns=600, sms=132, warps=16, bytes_per_thread=4, loads_per_thread=1)
 
@@ -52,4 +52,4 @@ def test_bad_input_is_a_message_naming_the_slider(lang, bad, name, reason):
     values = dict(DEFAULTS, **bad)
     out = latency.PANEL.render(lang, values)
     assert_names_control(out, latency.PANEL, lang, name, values)
-    assert reason[lang] in text_of(out)
+    assert expected_reason(latency.PANEL, lang, name, values[name], reason[lang]) in text_of(out)

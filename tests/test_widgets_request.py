@@ -5,7 +5,7 @@ import pytest
 from infra_lib import inference
 from infra_lib.i18n import LANGUAGES
 from infra_lib.widgets import request
-from widget_checks import assert_names_control, text_of
+from widget_checks import assert_names_control, expected_reason, text_of
 
 DEFAULTS = dict(n_params_b=8, prompt_tokens=2000, kv_gb=0.3, batch=32, peak_tflop_s=1000,
                 flop_eff=0.5, bw_TBps=3, bw_eff=0.7)
@@ -59,4 +59,4 @@ def test_bad_input_is_a_message_naming_the_slider(lang, bad, name, reason):
     values = dict(DEFAULTS, **bad)
     out = request.PANEL.render(lang, values)
     assert_names_control(out, request.PANEL, lang, name, values)
-    assert reason[lang] in text_of(out)
+    assert expected_reason(request.PANEL, lang, name, values[name], reason[lang]) in text_of(out)

@@ -7,7 +7,7 @@ import pytest
 from infra_lib import fab
 from infra_lib.i18n import LANGUAGES
 from infra_lib.widgets import wafer
-from widget_checks import assert_names_control, text_of
+from widget_checks import assert_names_control, expected_reason, text_of
 
 DEFAULTS = dict(die_area_mm2=814, d0_per_cm2=0.10, alpha=3, wafer_price_usd=16988)
 
@@ -57,4 +57,4 @@ def test_bad_input_is_a_message_naming_the_slider(lang, bad, name, reason):
     values = dict(DEFAULTS, **bad)
     out = wafer.PANEL.render(lang, values)
     assert_names_control(out, wafer.PANEL, lang, name, values)
-    assert reason[lang] in text_of(out)
+    assert expected_reason(wafer.PANEL, lang, name, values[name], reason[lang]) in text_of(out)

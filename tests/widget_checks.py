@@ -1,6 +1,7 @@
 """Helpers shared by the widget tests (tests/test_widgets*.py): is an error message in the
 page's language, and does it name the control?"""
 import html
+import math
 import re
 
 from infra_lib.i18n import t
@@ -24,3 +25,16 @@ def assert_names_control(markup, panel, lang, name, values=None):
         for v in (values or {}).values():
             text = text.replace(repr(v), "")
         assert not re.search(r"[A-Za-z]{3,}", text), markup
+
+
+def expected_reason(panel, lang, name, value, library_reason):
+    """What the message should say about control ``name`` at ``value``: a value outside the
+    control's own range or choices is refused by the panel with them ("must be between 0.5 and
+    25", "must be one of 2, 4, 8, 16"), before the library sees it; inside, the library's own reason."""
+    from infra_lib.widgets.panel import _format_value
+    c = panel.control(name)
+    if c.options and value not in c.options and isinstance(value, (int, float)) and math.isfinite(value):
+        return t("w_err_option", lang, options=", ".join(_format_value(o) for o in c.options))
+    if not c.options and isinstance(value, (int, float)) and math.isfinite(value) and not c.min <= value <= c.max:
+        return t("w_err_range", lang, low=_format_value(c.min), high=_format_value(c.max))
+    return library_reason
