@@ -485,6 +485,12 @@ def grade(text: str, expected: Answer, lang: str = "en", sig_figs: int | None = 
             return Verdict(False, "unreadable", _msg("unknown_word", lang, unit=p.unit))
         fields = {"text": p.text, "unit": p.unit, "example": example or expected.unit or "ms"}
         return Verdict(False, "unreadable", _msg(p.reason, lang, **fields))
+    if p.dimension is None and p.unit[:1] in _CLASSIFIERS and p.unit[1:].strip():
+        # "2,474 个 token": a Chinese classifier before a unit word (as the Chinese feedback writes
+        # it) is read as that unit
+        q = parse(f"{p.value!r} {p.unit[1:].strip()}")
+        if isinstance(q, Parsed) and q.dimension is not None and q.dimension == want_dim:
+            p = Parsed(value=p.value, unit=p.unit, dimension=q.dimension, factor=q.factor)
     if p.dimension is None:
         if p.unit and not (want_dim == "count" and _count_label_ok(p.unit, expected.unit)):
             if want_dim == "count":

@@ -256,3 +256,13 @@ def test_a_padded_or_wrong_choice_is_refused():
         v = grade_choice(typed, CHOICE_EN, CHOICE_EN[1], "en", other=CHOICE_ZH)
         assert not v.correct, (typed, v)
     assert grade_choice("a", CHOICE_EN, CHOICE_EN[1], "zh", other=CHOICE_ZH).message == "不对：（a）不是答案。"
+
+
+def test_a_chinese_classifier_before_the_answers_unit_is_read_as_that_unit():
+    # the Chinese feedback writes "2,474 个 token"; typed back, it is the answer
+    from infra_lib.answers import grade
+    from infra_lib.exercises import Answer
+    key = Answer(2474, "tokens")
+    assert grade("2,474 个 token", key, "zh").correct and grade("2474 tokens", key, "zh").correct
+    assert not grade("2,474 个 token", Answer(2474, "ms"), "zh").correct          # another dimension: not read as ms
+    assert grade("3,000 个 token", key, "zh").status == "wrong_number"
