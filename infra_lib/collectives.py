@@ -447,6 +447,18 @@ def nccl_ring_latency_s(collective: str, ranks: int, base_latency_s: float, hop_
 
 # ---- a multi-axis torus (TPU-style), for comparison ----------------------------------------------
 
+def _torus_args(size_B: float, dims: tuple[int, ...], bandwidth_Bps: float,
+                latency_s: float) -> tuple[float, list[int], float, float]:
+    """The checked arguments of the torus collectives: bytes, axis sizes, per-direction bandwidth, latency."""
+    s = _check.non_negative("size_B", size_B, "bytes")
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, (tuple, list)) or not dims:
+        raise TypeError(f"dims: expected a non-empty tuple of axis sizes, got {dims!r}")
+    axes = [_check.count(f"dims[{i}]", n, "ranks") for i, n in enumerate(dims)]
+    beta = _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s per direction")
+    alpha = _check.non_negative("latency_s", latency_s, "s")
+    return s, axes, beta, alpha
+
+
 @_check.finite
 def torus_all_reduce_s(size_B: float, dims: tuple[int, ...], bandwidth_Bps: float, latency_s: float = 0.0) -> float:
     """All-reduce on a torus of axes ``dims`` with bidirectional rings along each axis.
@@ -464,12 +476,7 @@ def torus_all_reduce_s(size_B: float, dims: tuple[int, ...], bandwidth_Bps: floa
     >>> torus_all_reduce_s(1e9, (8,), 100e9) == ring_all_reduce_s(1e9, 8, 200e9)
     True
     """
-    s = _check.non_negative("size_B", size_B, "bytes")
-    if isinstance(dims, (str, bytes)) or not isinstance(dims, (tuple, list)) or not dims:
-        raise TypeError(f"dims: expected a non-empty tuple of axis sizes, got {dims!r}")
-    axes = [_check.count(f"dims[{i}]", n, "ranks") for i, n in enumerate(dims)]
-    beta = _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s per direction")
-    alpha = _check.non_negative("latency_s", latency_s, "s")
+    s, axes, beta, alpha = _torus_args(size_B, dims, bandwidth_Bps, latency_s)
     total, share = 0.0, s
     for n in axes:
         total += 2 * (n - 1) * alpha + 2 * (n - 1) / n * share / (2 * beta)
@@ -506,12 +513,7 @@ def torus_all_gather_s(size_B: float, dims: tuple[int, ...], bandwidth_Bps: floa
     >>> torus_all_gather_s(1e9, (8,), 100e9) == ring_all_gather_s(1e9, 8, 200e9)
     True
     """
-    s = _check.non_negative("size_B", size_B, "bytes")
-    if isinstance(dims, (str, bytes)) or not isinstance(dims, (tuple, list)) or not dims:
-        raise TypeError(f"dims: expected a non-empty tuple of axis sizes, got {dims!r}")
-    axes = [_check.count(f"dims[{i}]", n, "ranks") for i, n in enumerate(dims)]
-    beta = _check.positive("bandwidth_Bps", bandwidth_Bps, "bytes/s per direction")
-    alpha = _check.non_negative("latency_s", latency_s, "s")
+    s, axes, beta, alpha = _torus_args(size_B, dims, bandwidth_Bps, latency_s)
     split = max(1, sum(n > 1 for n in axes)) if _check.flag("concurrent", concurrent) else 1
     total, held = 0.0, s
     for n in reversed(axes):           # the last stage ends with S; each earlier one with 1/n of the next
