@@ -23,9 +23,9 @@ LAYERS: dict[str, tuple[str, tuple[str, ...]]] = {
                 ("cuda", "ops", "launch", "utilization")),
     "serving": ("prefill and decode, the decoder's step, engines, capacity planning, quantization",
                 ("inference", "decode_model", "engines", "planner", "quant_storage", "quantization")),
-    "cluster": ("interconnect, collectives, parallelism, training memory, scheduling, MIG, autoscaling",
-                ("interconnect", "collectives", "sharding", "framework", "training_memory", "scheduling", "mig",
-                 "autoscale")),
+    "cluster": ("interconnect, collectives, parallelism, training memory, scheduling, MIG, autoscaling, reliability",
+                ("interconnect", "collectives", "sharding", "framework", "training_memory", "parallelism",
+                 "scheduling", "mig", "autoscale", "reliability")),
     "course pages": ("the language layer, numbers as text, exercises, Sources, the review, figures, widgets",
                      ("i18n", "fmt", "exercises", "sources", "answers", "review", "figures", "widgets")),
 }

@@ -160,3 +160,69 @@ def engine_step_s(cpu_s: float, gpu_s: float, overlapped: bool = True) -> float:
     c = _check.non_negative("cpu_s", cpu_s, "s")
     g = _check.positive("gpu_s", gpu_s, "s")
     return max(c, g) if _check.flag("overlapped", overlapped) else c + g
+
+
+@_check.finite
+def speculative_tokens_per_step(acceptance: float, draft_tokens: int) -> float:
+    """Expected tokens one verification step yields: (1 - alpha^(k+1)) / (1 - alpha).
+
+    Equation eq-spec-decoding in chapter 7 (its left side). Leviathan et al., "Fast Inference from Transformers via
+    Speculative Decoding" (ICML 2023), §3.3: a draft model proposes k tokens, the target model checks
+    all of them in one forward pass, and each is accepted with probability alpha, independently
+    (the paper's simplifying assumption); the step keeps the accepted prefix plus one token of the
+    target's own, so it yields sum_{i=0..k} alpha^i tokens: k + 1 when alpha = 1, 1 when alpha = 0.
+
+    >>> round(speculative_tokens_per_step(0.8, 4), 4), speculative_tokens_per_step(1, 4)
+    (3.3616, 5.0)
+    """
+    a = _check.share("acceptance", acceptance, "the probability that the target accepts a draft token")
+    k = _check.count("draft_tokens", draft_tokens, "tokens")
+    if a == 1:
+        return float(k + 1)
+    return (1 - a ** (k + 1)) / (1 - a)
+
+
+@_check.finite
+def speculative_speedup(acceptance: float, draft_tokens: int, draft_cost: float) -> float:
+    """Wall-time speed-up of speculative decoding over plain decoding: E[tokens] / (k c + 1).
+
+    Equation eq-spec-decoding in chapter 7 (Leviathan et al. 2023, §3.5): one step costs k runs of the
+    draft model, each ``draft_cost`` = c times a target step, plus one target step that verifies
+    the k tokens, taken to cost the same as a decode step (decode is bound by reading the weights,
+    so k + 1 positions cost about as much as one).
+
+    >>> round(speculative_speedup(0.8, 4, 0.05), 2)
+    2.8
+    """
+    c = _check.non_negative("draft_cost", draft_cost, "target steps")
+    k = _check.count("draft_tokens", draft_tokens, "tokens")
+    return speculative_tokens_per_step(acceptance, k) / (k * c + 1)
+
+
+@_check.finite
+def padded_batch(batch: int, captured_sizes: Sequence[int]) -> int:
+    """The captured CUDA-graph batch size a batch of ``batch`` requests runs at: the smallest >= batch.
+
+    A CUDA graph replays fixed shapes at fixed addresses, so an engine captures one graph per batch
+    size in a list and pads a batch up to the next size it captured (vLLM's CUDA-graph capture
+    sizes); a batch above the largest runs without a graph.
+
+    >>> padded_batch(33, [1, 2, 4, 8, 16, 24, 32, 40, 48])
+    40
+    """
+    b = _check.count("batch", batch, "requests")
+    sizes = sorted(_lengths(captured_sizes))
+    if b > sizes[-1]:
+        raise ValueError(f"batch ({b}) is above the largest captured size ({sizes[-1]}): it runs without a CUDA graph")
+    return next(s for s in sizes if s >= b)
+
+
+@_check.finite
+def padding_share(batches: Sequence[int], captured_sizes: Sequence[int]) -> float:
+    """Share of the slots replayed that are padding: 1 - sum(b) / sum(padded(b)).
+
+    >>> round(padding_share([33, 17, 3], [1, 2, 4, 8, 16, 24, 32, 40, 48]), 4)
+    0.2206
+    """
+    bs = _lengths(batches)
+    return 1 - sum(bs) / sum(padded_batch(b, captured_sizes) for b in bs)

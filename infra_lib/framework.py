@@ -52,13 +52,34 @@ def launch_bound_ratio(ops: float, cpu_per_op_s: float, gpu_s: float) -> float:
 
 @_check.finite
 def ops_hidden(gpu_s: float, cpu_per_op_s: float) -> float:
-    """The most operators the CPU can issue while the GPU works for ``gpu_s``: t_GPU / c.
+    """The most operators the CPU can issue eagerly while the GPU works for ``gpu_s``: t_GPU / c.
 
-    >>> round(ops_hidden(5.137e-3, 7.07e-6)), round(ops_hidden(5.137e-3, 1.17e-6))
-    (727, 4391)
+    ``cpu_per_op_s`` is CPU time per eager operator (the measured 7.07 us). It is not the cost of a
+    node replayed from a CUDA graph: a replay is one CPU launch for the whole graph, and the limit
+    there is the GPU's own time per kernel node (:func:`graph_nodes_max`).
+
+    >>> round(ops_hidden(5.137e-3, 7.07e-6))
+    727
     """
     g = _check.positive("gpu_s", gpu_s, "s")
     return g / _check.positive("cpu_per_op_s", cpu_per_op_s, "s")
+
+
+@_check.finite
+def graph_nodes_max(step_s: float, gpu_per_node_s: float) -> float:
+    """The most kernel nodes a CUDA-graph replay can run in ``step_s``: t_step / f_node.
+
+    During a replay the CPU makes one ``cudaGraphLaunch`` for the whole graph; what remains per
+    kernel is the GPU's own floor, scheduling the node and running it. The course's 1.17 us is that
+    floor: 100 tiny adds replayed from one graph, timed with CUDA events around ``g.replay()``
+    (the H200 run of 29 November 2026, ``method/ladder.py``). A step with more tiny kernels than
+    this is bound by the GPU's per-node cost, not by the CPU.
+
+    >>> round(graph_nodes_max(5.137e-3, 1.17e-6))
+    4391
+    """
+    t = _check.positive("step_s", step_s, "s")
+    return t / _check.positive("gpu_per_node_s", gpu_per_node_s, "s")
 
 
 @_check.finite
@@ -177,3 +198,61 @@ def fusion_saving(inputs_per_op: Sequence[int], external_inputs: int, outputs: i
     """
     unf = unfused_traffic_B(1.0, inputs_per_op, 1.0)
     return 1.0 - fused_traffic_B(1.0, external_inputs, 1.0, outputs) / unf
+
+
+@dataclass(frozen=True)
+class CompileCount:
+    """What torch.compile did for a sequence of calls: graphs compiled, and calls left to eager mode."""
+    compiles: int
+    eager_calls: int
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.count("compiles", self.compiles, "graphs", minimum=0)
+        _check.count("eager_calls", self.eager_calls, "calls", minimum=0)
+
+
+COMPILE_MODES = ("static", "auto", "dynamic")
+RECOMPILE_LIMIT = 8      # torch._dynamo.config.recompile_limit (formerly cache_size_limit), its default
+
+
+@_check.finite
+def compiles_needed(sizes: Sequence[int], dynamic: str = "auto", recompile_limit: int = RECOMPILE_LIMIT) -> CompileCount:
+    """Graphs torch.compile builds for calls whose one varying dimension takes these ``sizes``.
+
+    A model of TorchDynamo's guards (PyTorch "Dealing with Recompilations" and
+    ``torch._dynamo.config``): every compiled graph is guarded on the sizes it saw, and a call no
+    guard accepts recompiles. ``"static"`` (``dynamic=False``) compiles once per distinct size;
+    ``"auto"`` (the default ``dynamic=None``) compiles the first size statically and, at the first
+    different size, marks the dimension dynamic and compiles one graph for every size from 2 up;
+    ``"dynamic"`` (``dynamic=True``) starts dynamic. Sizes 0 and 1 are always specialized, so each
+    gets a graph of its own. After ``recompile_limit`` graphs (``torch._dynamo.config.recompile_limit``,
+    8 by default) Dynamo stops compiling the function and the calls no graph covers run eagerly.
+
+    >>> compiles_needed([1, 8, 16, 24, 8, 32]), compiles_needed([1, 8, 16, 24, 8, 32], "static")
+    (CompileCount(compiles=2, eager_calls=0), CompileCount(compiles=5, eager_calls=0))
+    >>> compiles_needed(list(range(2, 12)), "static")
+    CompileCount(compiles=8, eager_calls=2)
+    """
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence):
+        raise TypeError(f"sizes: expected a sequence of sizes, got {type(sizes).__name__}")
+    if not sizes:
+        raise ValueError("sizes: need at least one call")
+    seen = [_check.count(f"sizes[{i}]", n, "elements", minimum=0) for i, n in enumerate(sizes)]
+    mode = _check.choice("dynamic", dynamic, COMPILE_MODES)
+    limit = _check.count("recompile_limit", recompile_limit, "graphs")
+    static: set[int] = set()
+    has_dynamic, compiles, eager = False, 0, 0
+    for i, n in enumerate(seen):
+        covered = n in static or (has_dynamic and n >= 2)
+        if covered:
+            continue
+        if compiles >= limit:
+            eager += 1
+            continue
+        compiles += 1
+        if n < 2 or mode == "static" or (mode == "auto" and i == 0):
+            static.add(n)
+        else:
+            has_dynamic = True
+    return CompileCount(compiles, eager)

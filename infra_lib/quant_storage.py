@@ -6,10 +6,13 @@ re-exports every name, and its integer quantizers and their error (numpy) build 
 
 Storage: a value costs element_bits + (scale_bits + zero_point_bits) / group_size bits
 (:func:`infra_lib.formats.bits_per_value`). INT8 per output channel with an FP16 scale per 4,096 inputs:
-8 + 16/4096; INT4 in groups of 128 with an FP16 scale and an FP16 zero point (GPTQ/AWQ-style
-group quantization; the group size is a configuration choice): 4 + 32/128 = 4.25; MXFP4 4.25 and
-NVFP4 4.5 (chapter 3, ``formats.MXFP4``/``formats.NVFP4``).
+8 + 16/4096; INT4 in groups of 128 as GPTQ and AWQ checkpoints store it, an FP16 scale and a
+4-bit zero point packed eight to an int32 per group: 4 + (16 + 4)/128 = 4.156; the generic layout
+with an FP16 zero point: 4 + 32/128 = 4.25; MXFP4 4.25 and NVFP4 4.5 (chapter 3,
+``formats.MXFP4``/``formats.NVFP4``).
 
+>>> bits_per_param(4, 16, 128, zero_point_bits=4)
+4.15625
 >>> bits_per_param(4, 16, 128, zero_point_bits=16)
 4.25
 >>> int_qmax(8), int_qmax(4)
@@ -48,6 +51,33 @@ def weight_B_at_bits(n_params: float, bits: float) -> float:
     return models.weight_B(n_params, _check.positive("bits", bits, "bits") / 8)
 
 
+UNQUANTIZED_BITS = 16
+"""What weight-only quantizers leave the embedding table and an untied LM head at: AutoAWQ and GPTQ
+replace only the decoder blocks' linear layers, so both stay in FP16 (or the model's BF16)."""
+
+
+@_check.finite
+def checkpoint_B(shape: ModelShape, bits: float) -> float:
+    """Bytes of a weight-only quantized checkpoint of ``shape``: the decoder blocks at ``bits`` per
+    parameter, the embedding table, position embeddings and an untied LM head at 16 bits
+    (:data:`UNQUANTIZED_BITS`). The norms' few weights (2 L d + d, under 0.01% of a 70B model)
+    are counted with the blocks. At 16 bits it is the whole model's BF16 bytes.
+
+    Llama-3-70B (untied, 128,256 x 8,192 embedding and head: 2.1B parameters) in GPTQ/AWQ's
+    4.156 bits: 68.45B x 4.156 / 8 + 2.10B x 2 = 39.8 GB, where all of it at 4.156 bits would be 36.7.
+
+    >>> round(checkpoint_B(models.LLAMA3_70B, 4.15625) / 1e9, 1), round(weight_B_at_bits(models.LLAMA3_70B.n_params, 4.15625) / 1e9, 1)
+    (39.8, 36.7)
+    >>> checkpoint_B(models.LLAMA3_70B, 16) == models.weight_B(models.LLAMA3_70B.n_params)
+    True
+    """
+    _check.instance("shape", shape, ModelShape)
+    bits = _check.positive("bits", bits, "bits")
+    blocks = shape.non_embedding_params
+    rest = shape.n_params - blocks
+    return weight_B_at_bits(blocks, bits) + weight_B_at_bits(rest, UNQUANTIZED_BITS) if rest else weight_B_at_bits(blocks, bits)
+
+
 TENSOR_VALUES = 8192 * 8192
 """Values sharing FP8's one per-tensor FP32 scale in :func:`storage_formats`: one 8,192 x 8,192
 matrix (Llama-3-70B's attention projections are 8,192 wide), so the scale costs 32 / 67,108,864 bits."""
@@ -57,6 +87,11 @@ INT8_ROW = 4096
 
 INT4_GROUP = 128
 """INT4 group size in :func:`storage_formats`: the common GPTQ/AWQ setting, a configuration choice."""
+
+PACKED_ZERO_BITS = 4
+"""Bits of one zero point in a GPTQ/AWQ checkpoint: ``qzeros`` packs eight 4-bit zeros into each int32
+(AutoAWQ ``WQLinear_GEMM``: ``qzeros`` of shape (in / group, out / 8), dtype int32; vLLM's GPTQ layer:
+``output_size / pack_factor`` int32 columns), beside FP16 ``scales`` of shape (in / group, out)."""
 
 
 @dataclass(frozen=True)
@@ -95,14 +130,16 @@ def storage_formats(tensor_values: int = TENSOR_VALUES) -> list[StorageFormat]:
     - FP8 E4M3 (``formats.E4M3``), one FP32 scale per tensor of ``tensor_values``: 8 + 32/n, about 8
       (H100 whitepaper section 4.1.3; Micikevicius et al. 2022);
     - INT8, one FP16 scale per output channel of 4,096 inputs: 8 + 16/4096 = 8.0039;
-    - INT4 in groups of 128, FP16 scale + FP16 zero point: 4 + 32/128 = 4.25; scale only 4.125
-      (GPTQ/AWQ-style group quantization; the group size is a configuration choice);
+    - INT4 in groups of 128, a generic layout with FP16 scale + FP16 zero point: 4 + 32/128 = 4.25;
+      scale only (symmetric) 4.125; the group size is a configuration choice;
+    - INT4 in groups of 128 as GPTQ and AWQ checkpoints store it (``int4_g128_z4``): FP16 scale +
+      4-bit packed zero point (:data:`PACKED_ZERO_BITS`): 4 + 20/128 = 4.156 (AutoAWQ, vLLM);
     - MXFP4 (``formats.MXFP4``, OCP MX v1.0 Table 1): 4 + 8/32 = 4.25;
     - NVFP4 (``formats.NVFP4``, NVIDIA 2025): 4 + 8/16 = 4.5 (its one FP32 per tensor left out,
       as NVIDIA's "4.5 bits per value" does).
 
     >>> [(f.key, f.bits_per_param) for f in storage_formats()][2:]
-    [('int8', 8.00390625), ('int4_g128', 4.25), ('int4_g128_sym', 4.125), ('mxfp4', 4.25), ('nvfp4', 4.5)]
+    [('int8', 8.00390625), ('int4_g128', 4.25), ('int4_g128_sym', 4.125), ('mxfp4', 4.25), ('nvfp4', 4.5), ('int4_g128_z4', 4.15625)]
     >>> storage_formats()[1].bits_per_param - 8 == 32 / 8192**2
     True
     """
@@ -114,7 +151,8 @@ def storage_formats(tensor_values: int = TENSOR_VALUES) -> list[StorageFormat]:
                       "micikevicius2022fp8"),
         StorageFormat("int8", "INT8", 8, bits_per_param(8, 16, INT8_ROW), f"FP16 / {INT8_ROW} (channel)",
                       "teaching"),
-        StorageFormat("int4_g128", f"INT4 g{INT4_GROUP}", 4, bits_per_param(4, 16, INT4_GROUP, zero_point_bits=16),
+        StorageFormat("int4_g128", f"INT4 g{INT4_GROUP} (FP16 zero)", 4,
+                      bits_per_param(4, 16, INT4_GROUP, zero_point_bits=16),
                       f"FP16 scale + FP16 zero / {INT4_GROUP}", "teaching"),
         StorageFormat("int4_g128_sym", f"INT4 g{INT4_GROUP} (sym)", 4, bits_per_param(4, 16, INT4_GROUP),
                       f"FP16 scale / {INT4_GROUP}", "teaching"),
@@ -122,13 +160,16 @@ def storage_formats(tensor_values: int = TENSOR_VALUES) -> list[StorageFormat]:
                       f"E8M0 / {minifloat.MXFP4.block_size}", "ocp2023mx"),
         StorageFormat("nvfp4", minifloat.NVFP4.name, minifloat.NVFP4.element.bits, minifloat.NVFP4.bits_per_value,
                       f"E4M3 / {minifloat.NVFP4.block_size} + FP32 / tensor", "alvarez2025nvfp4"),
+        StorageFormat("int4_g128_z4", f"INT4 g{INT4_GROUP} (GPTQ/AWQ)", 4,
+                      bits_per_param(4, 16, INT4_GROUP, zero_point_bits=PACKED_ZERO_BITS),
+                      f"FP16 scale + {PACKED_ZERO_BITS}-bit zero / {INT4_GROUP}", "autoawq2024"),
     ]
 
 
 @_check.finite
 def storage_format(key: str) -> StorageFormat:
     """One row of :func:`storage_formats` by key ('bf16', 'fp8', 'int8', 'int4_g128', 'int4_g128_sym',
-    'mxfp4', 'nvfp4'); an unknown key is a KeyError naming the nearest.
+    'mxfp4', 'nvfp4', 'int4_g128_z4'); an unknown key is a KeyError naming the nearest.
 
     >>> storage_format("int4_g128").bytes_per_param
     0.53125
@@ -176,22 +217,26 @@ def max_batch_at(shape: ModelShape, gpu_mem_B: float, weight_bits: float, kv_bit
                  runtime_B: float = planner.RUNTIME_B) -> int:
     """Largest batch of ``context``-token requests whose KV cache fits beside the weights.
 
-    floor((gpus x (memory x (1 - overhead_fraction) - runtime) - params x weight_bits / 8)
-          / (KV bytes per token at kv_bits / 8 x context)),
+    floor((gpus x (memory x (1 - overhead_fraction) - runtime) - checkpoint bytes)
+          / (KV bytes per token at kv_bits / 8 x context)), with the weights as :func:`checkpoint_B`
+    counts them (the blocks at ``weight_bits``, the embeddings and LM head at 16),
     :func:`infra_lib.planner.max_batch` with bits turned into bytes. ``overhead_fraction`` (0.1, the
     headroom of vLLM's default ``gpu_memory_utilization = 0.9``) and ``runtime_B`` (5 GiB per GPU
     of activations, CUDA graphs and non-torch memory) are chapter 4's teaching values; pass
-    ``gpu_mem_B`` from :func:`infra_lib.hardware.usable_memory_B`. KV bits below 16 ignore the KV
-    scales (a few percent). 0: the weights leave no room for one request.
+    ``gpu_mem_B`` from :func:`infra_lib.hardware.usable_memory_B`. ``kv_bits`` is the element
+    alone unless the scales are counted in it: FP8 KV with per-tensor scales costs 8, INT4 KV with
+    an FP16 scale and zero per group of :data:`KV_GROUP` costs 5 (:func:`bits_per_param`). 0: the
+    weights leave no room for one request.
 
-    Llama-3-70B with FP8 weights on a GPU of 141 x 10^9 bytes at 4,096 tokens: (126.9 - 5.4 - 70.6) GB /
-    (327,680 B x 4,096) -> 37 requests; with FP8 KV (163,840 B per token) 75.
+    Llama-3-70B with FP8 weights on a GPU of 141 x 10^9 bytes at 4,096 tokens: (126.9 - 5.4 - 72.7) GB /
+    (327,680 B x 4,096) -> 36 requests; with FP8 KV (163,840 B per token) 72.
 
     >>> from infra_lib import models
     >>> [max_batch_at(models.LLAMA3_70B, 141e9, 8, kv, 4096) for kv in (16, 8)]
-    [37, 75]
+    [36, 72]
     """
-    w = _check.positive("weight_bits", weight_bits, "bits") / 8
+    _check.instance("shape", shape, ModelShape)
+    w = checkpoint_B(shape, weight_bits) / shape.n_params          # bytes per parameter, embeddings 16-bit
     kv = _check.positive("kv_bits", kv_bits, "bits") / 8
     return planner.max_batch(shape, gpu_mem_B, gpus, w, context, kv, overhead_fraction, runtime_B)
 
@@ -215,6 +260,67 @@ def compute_bound_batch_at_bits(peak_flop_s: float, mem_bw_Bps: float, bits: flo
     """
     ridge = roofline.ridge_point(peak_flop_s, mem_bw_Bps)
     return ridge * _check.positive("bits", bits, "bits per weight") / 16
+
+
+KV_GROUP = 32
+"""Teaching group size of a 4-bit KV cache: values per FP16 scale and FP16 zero point, along the
+tokens for keys (one group per channel) and along the channels for values (KIVI's layout, Liu et al.
+2024; the group size is a configuration choice). 4 + 32/32 = 5 bits per cached value."""
+
+
+@_check.finite
+def decode_read_B(shape: ModelShape, weight_bits: float, kv_bits: float, batch: int, context: float) -> float:
+    """Bytes one decode step reads: every weight once plus every request's KV cache,
+    the checkpoint's weight bytes (:func:`checkpoint_B`) + batch x context x KV bytes per token at
+    b_kv / 8 (equation eq-step-bytes in chapter 9).
+
+    A memory-bound step's time is these bytes over the bandwidth, so the ratio of two of them is a
+    speedup. Llama-3-70B, FP8 weights, 10 requests of 32,768 tokens: 72.7 GB + 107.4 GB of BF16 KV.
+
+    >>> from infra_lib import models
+    >>> round(decode_read_B(models.LLAMA3_70B, 8, 16, 10, 32768) / 1e9, 1)
+    180.0
+    """
+    _check.instance("shape", shape, ModelShape)
+    kv = _check.positive("kv_bits", kv_bits, "bits") / 8
+    return (checkpoint_B(shape, weight_bits)
+            + planner.kv_cache_B(shape, batch, _check.positive("context", context, "tokens"), kv))
+
+
+@_check.finite
+def kv_weight_crossover_batch(shape: ModelShape, weight_bits: float, kv_bits: float, context: float) -> float:
+    """The batch at which a decode step reads as many KV bytes as weight bytes:
+    B_x = checkpoint bytes (:func:`checkpoint_B`) / (context x KV bytes per token at b_kv / 8).
+
+    Beyond it the KV cache is most of the bytes, and shrinking it shortens the step more than
+    shrinking the weights would. Llama-3-70B, FP8 weights, BF16 KV at 32,768 tokens:
+    72.7 GB / (327,680 B x 32,768) = 6.8 requests.
+
+    >>> from infra_lib import models
+    >>> round(kv_weight_crossover_batch(models.LLAMA3_70B, 8, 16, 32768), 2)
+    6.77
+    """
+    _check.instance("shape", shape, ModelShape)
+    kv = _check.positive("kv_bits", kv_bits, "bits") / 8
+    per_request = shape.kv_B_per_token(kv) * _check.positive("context", context, "tokens")
+    return checkpoint_B(shape, weight_bits) / per_request
+
+
+@_check.finite
+def score_stderr(accuracy: float, questions: int) -> float:
+    """Standard error of a benchmark score: sqrt(p (1 - p) / n) for n independent questions scored
+    right or wrong (a binomial proportion; for the accuracy section chapter 9 does not have yet).
+
+    Two models' scores on the same n questions differ by more than noise only if the difference
+    clears about twice this (1.96 standard errors for 95% if the two were independent; pairing the
+    same questions narrows it). A score of 0 or 1 has no spread: 0.
+
+    >>> round(score_stderr(0.5, 100), 3), score_stderr(1.0, 10)
+    (0.05, 0.0)
+    """
+    p = _check.share("accuracy", accuracy, "the share of questions answered right")
+    n = _check.count("questions", questions, "questions")
+    return (p * (1 - p) / n) ** 0.5
 
 
 @dataclass(frozen=True)

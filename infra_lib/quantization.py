@@ -2,9 +2,9 @@
 
 Storage: a value costs element_bits + (scale_bits + zero_point_bits) / group_size bits
 (:func:`infra_lib.formats.bits_per_value`). INT8 per output channel with an FP16 scale per 4,096 inputs:
-8 + 16/4096; INT4 in groups of 128 with an FP16 scale and an FP16 zero point (GPTQ/AWQ-style
-group quantization; the group size is a configuration choice): 4 + 32/128 = 4.25; MXFP4 4.25 and
-NVFP4 4.5 (chapter 3, ``formats.MXFP4``/``formats.NVFP4``).
+8 + 16/4096; INT4 in groups of 128 as GPTQ and AWQ checkpoints store it (FP16 scale, 4-bit packed
+zero point): 4 + 20/128 = 4.156; with an FP16 zero point (a generic layout): 4 + 32/128 = 4.25;
+MXFP4 4.25 and NVFP4 4.5 (chapter 3, ``formats.MXFP4``/``formats.NVFP4``).
 
 Symmetric integer quantization with b bits: q = clip(round(x / s), -qmax, qmax), qmax = 2^(b-1) - 1,
 s = amax / qmax, one amax per tensor, per output channel (a column of W in y = x @ W) or per group
@@ -27,10 +27,11 @@ from numpy.typing import ArrayLike
 
 from . import _check, formats
 # the storage arithmetic is pure Python (the review and the widgets run it in the browser): re-exported
-from .quant_storage import (INT4_GROUP, INT8_ROW, TENSOR_VALUES, PrefillDecode, StorageFormat,  # noqa: F401
-                            _measured_peak, bits_per_param, compute_bound_batch_at_bits,
-                            decode_ceiling_at_bits_tok_s, int_qmax, kv_tokens_that_fit, max_batch_at,
-                            prefill_decode_speedup, storage_format, storage_formats, weight_B_at_bits)
+from .quant_storage import (INT4_GROUP, INT8_ROW, KV_GROUP, PACKED_ZERO_BITS, TENSOR_VALUES, UNQUANTIZED_BITS,  # noqa: F401
+                            PrefillDecode, StorageFormat, _measured_peak, bits_per_param, checkpoint_B,
+                            compute_bound_batch_at_bits, decode_ceiling_at_bits_tok_s, decode_read_B, int_qmax,
+                            kv_tokens_that_fit, kv_weight_crossover_batch, max_batch_at, prefill_decode_speedup,
+                            score_stderr, storage_format, storage_formats, weight_B_at_bits)
 
 FloatArray = npt.NDArray[np.float64]
 GRANULARITIES = ("tensor", "channel", "group")
@@ -241,3 +242,112 @@ def smooth(x: ArrayLike, w: ArrayLike, alpha: float = 0.5) -> tuple[FloatArray, 
     """
     s = smooth_scales(x, w, alpha)
     return _matrix("x", x) / s, _matrix("w", w) * s[:, None]
+
+
+# ---- FP8 is not INT8: a minifloat with one scale, and the KV cache -----------------------------
+
+FP8_GRANULARITIES = ("tensor", "token")
+
+
+@_check.finite
+def quantize_fp8(x: ArrayLike, granularity: str = "tensor", fmt: formats.MiniFloat = formats.E4M3) -> FloatArray:
+    """FP8 quantize-dequantize of a 2-D matrix (tokens x channels): s = amax / max_normal (448 for
+    E4M3), x_hat = round_to_format(x / s) x s, one FP32 scale per 'tensor' or per 'token' (row).
+
+    :func:`infra_lib.formats.quantize_blocks` with the whole tensor, or one row, as the block.
+    The element carries its own exponent, so the relative rounding error is about the same at
+    every magnitude (2^-4 for E4M3's 3 mantissa bits) until values fall below the smallest normal
+    (2^-6 x s): an outlier that sets the scale pushes the other values down a few binades, not
+    onto a coarse grid as it does in INT8 (Micikevicius et al. 2022).
+
+    >>> quantize_fp8([[448.0, 1.0], [3.0, -0.3]]).tolist()
+    [[448.0, 1.0], [3.0, -0.3125]]
+    """
+    arr = _matrix("x", x)
+    g = _check.choice("granularity", granularity, FP8_GRANULARITIES)
+    if not isinstance(fmt, formats.MiniFloat):
+        raise TypeError(f"fmt must be a MiniFloat such as formats.E4M3, got {fmt!r}")
+    block = arr.size if g == "tensor" else arr.shape[1]
+    return formats.quantize_blocks(arr.reshape(-1), fmt, block, "fp32").reshape(arr.shape)
+
+
+ACT_SCHEMES = ("int8_token", "fp8_tensor", "fp8_token")
+
+
+@_check.finite
+def quantize_activations(x: ArrayLike, scheme: str) -> FloatArray:
+    """Activations x (tokens x d_in) quantized as W8A8 kernels do: 'int8_token' (symmetric INT8, one
+    scale per token, as :func:`matmul_output_error` with ``act_bits=8``), 'fp8_tensor' or
+    'fp8_token' (E4M3, :func:`quantize_fp8`).
+
+    >>> quantize_activations([[1.0, -127.0]], "int8_token").tolist()
+    [[1.0, -127.0]]
+    """
+    arr = _matrix("x", x)
+    s = _check.choice("scheme", scheme, ACT_SCHEMES)
+    if s == "int8_token":
+        return quantize_int(arr.T, 8, "channel").T
+    return quantize_fp8(arr, s.split("_")[1])
+
+
+@_check.finite
+def activation_output_sqnr_db(x: ArrayLike, w: ArrayLike, scheme: str) -> float:
+    """SQNR in dB of x_hat @ W against x @ W, the activations quantized by ``scheme``
+    (:func:`quantize_activations`) and the weights kept exact: the activations' share of a W8A8 error.
+
+    On activations with a few outlier channels, INT8 per token loses bits (the outliers set every
+    token's scale) while FP8 E4M3 with one scale per tensor barely moves: chapter 9's "FP8 is not INT8".
+
+    >>> w = synthetic_weights(512, 64); xs = synthetic_activations(64, 512), synthetic_activations(64, 512, 4, 20.0)
+    >>> fp8, int8 = ([activation_output_sqnr_db(x, w, s) for x in xs] for s in ("fp8_tensor", "int8_token"))
+    >>> abs(fp8[0] - fp8[1]) < 1, int8[0] - int8[1] > 10
+    (True, True)
+    """
+    xa, wa = _matrix("x", x), _matrix("w", w)
+    if xa.shape[1] != wa.shape[0]:
+        raise ValueError(f"x has {xa.shape[1]} columns but w has {wa.shape[0]} rows: x @ w needs them equal")
+    return _product_sqnr_db(xa @ wa, quantize_activations(xa, scheme) @ wa)
+
+
+def _product_sqnr_db(exact: FloatArray, approx: FloatArray) -> float:
+    err = formats.relative_rms_error(exact, approx)
+    if err == 0:
+        raise ValueError("the quantized product equals the exact one: the SQNR is infinite")
+    return -20 * math.log10(err)
+
+
+KV_AXES = ("token", "channel")
+
+
+@_check.finite
+def quantize_kv(kv: ArrayLike, bits: int, axis: str) -> FloatArray:
+    """Symmetric INT quantize-dequantize of a cached key or value matrix (tokens x head_dim), one scale
+    per 'token' (row) or per 'channel' (column, over the tokens).
+
+    Keys have a few channels that are large in every token, values do not; so KIVI quantizes keys
+    per channel and values per token (Liu et al. 2024). Per token, a key's outlier channel sets the
+    scale of its whole row and the other channels round to a few codes.
+
+    >>> quantize_kv([[8.0, 0.5], [8.0, -0.5]], 4, "channel").tolist()
+    [[8.0, 0.5], [8.0, -0.5]]
+    """
+    arr = _matrix("kv", kv)
+    a = _check.choice("axis", axis, KV_AXES)
+    return quantize_int(arr, bits, "channel") if a == "channel" else quantize_int(arr.T, bits, "channel").T
+
+
+@_check.finite
+def attention_score_sqnr_db(queries: ArrayLike, keys: ArrayLike, keys_hat: ArrayLike) -> float:
+    """SQNR in dB of the attention scores q k_hat^T against q k^T (before the softmax and its 1/sqrt(d)),
+    with the cached keys quantized to ``keys_hat`` (:func:`quantize_kv`, :func:`quantize_fp8`).
+
+    >>> k = synthetic_activations(64, 32, 2, 20.0); qs = synthetic_activations(4, 32, seed=1)
+    >>> attention_score_sqnr_db(qs, k, quantize_kv(k, 4, "channel")) > attention_score_sqnr_db(qs, k, quantize_kv(k, 4, "token"))
+    True
+    """
+    qa, ka, kh = _matrix("queries", queries), _matrix("keys", keys), _matrix("keys_hat", keys_hat)
+    if qa.shape[1] != ka.shape[1]:
+        raise ValueError(f"queries have {qa.shape[1]} channels but keys have {ka.shape[1]}: they must match")
+    if kh.shape != ka.shape:
+        raise ValueError(f"keys_hat has shape {kh.shape} but keys {ka.shape}: they must match")
+    return _product_sqnr_db(qa @ ka.T, qa @ kh.T)

@@ -11,7 +11,8 @@ Topology. Inside a node the GPUs share an NVLink domain; between nodes, each GPU
 NIC, and in a rail-optimized fabric NIC k of every node goes to leaf switch ("rail") k, so GPU k
 of one node reaches GPU k of another through one switch. Leaves connect through spine switches
 (a second tier) and, in large clusters, a third. :func:`placement_all_reduce_s` prices an
-all-reduce for a placement with chapter 6's two-level model (infra_lib.collectives).
+all-reduce for a placement with chapter 6's models (infra_lib.collectives): NCCL's pipelined
+multi-channel ring by default, or the two-level all-reduce, pipelined or phase by phase.
 """
 from dataclasses import dataclass
 
@@ -148,26 +149,48 @@ def switch_hops(same_node: bool, same_rail: bool, same_leaf_group: bool) -> int:
     return 1 if _check.flag("same_rail", same_rail) and _check.flag("same_leaf_group", same_leaf_group) else 3
 
 
+PLACEMENT_MODELS = ("ring", "two_level", "serial")
+"""How :func:`placement_all_reduce_s` prices the all-reduce: NCCL's multi-channel ring (pipelined), the
+two-level all-reduce with its phases pipelined, or the two-level phases one after the other."""
+
+
 @_check.finite
 def placement_all_reduce_s(size_B: float, gpus_per_node: int, nodes: int, nvlink_Bps: float, nic_Bps: float,
-                           oversubscription: float = 1.0) -> float:
+                           oversubscription: float = 1.0, model: str = "ring") -> float:
     """All-reduce time of ``size_B`` over a job placed as ``nodes`` nodes of ``gpus_per_node`` GPUs.
+    Equation eq-placement-all-reduce in chapter 8 (``model="ring"``).
 
-    Chapter 6's two-level all-reduce (:func:`infra_lib.collectives.hierarchical_all_reduce`):
-    reduce-scatter over NVLink, all-reduce of 1/g of the buffer across nodes over each GPU's own
-    NIC, all-gather over NVLink. A placement whose cross-node traffic goes through an
-    oversubscribed switch tier (more ports down than up) gets nic_Bps / oversubscription.
+    Each of the job's GPUs has its own NIC (a DGX H100), and a placement whose cross-node traffic goes
+    through an oversubscribed switch tier (more ports down than up) gets nic_Bps / oversubscription.
+    ``model`` says how the collective is priced:
 
-    64 GPUs, 1 GB: packed as 8 full nodes, 2.14 ms + 35 ms / 8 = 8.26 ms; spread as 64 nodes of
-    one GPU, a flat ring at 50 GB/s, 2 x 63/64 x 1 GB / 50 GB/s = 39.4 ms.
+    - ``"ring"`` (the default): what NCCL runs across nodes for large messages, a flat ring over all
+      n = g N GPUs on one channel per NIC (:func:`infra_lib.collectives.multi_channel_ring_all_reduce`).
+      Chunks are pipelined, so NVLink and the NICs work at once and the time is the slower of
+      (g - 1)/g x 2(n - 1)/n x S / B_NVLink and 2(n - 1)/n x (S/g) / (B_NIC / o);
+    - ``"two_level"``: chapter 6's reduce-scatter / all-reduce / all-gather with its phases pipelined,
+      max(reduce-scatter + all-gather, inter-node) (``HierarchicalAllReduce.pipelined_s``);
+    - ``"serial"``: the same three phases one after the other (``HierarchicalAllReduce.time_s``), an
+      upper bound that no pipelined library pays.
+
+    64 GPUs, 1 GB, NVLink 450 GB/s and 50 GB/s NICs: packed as 8 full nodes, the ring's NICs carry
+    2 x 63/64 x 1 GB / 8 / 50 GB/s = 4.92 ms (its NVLink legs need 3.83 ms at the same time); spread
+    as 64 nodes of one GPU, the same ring puts all 2 x 63/64 x 1 GB through each NIC, 39.4 ms: 8 times
+    longer, the GPUs per node. Phases in series the packed placement would take 8.26 ms.
 
     >>> round(placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9) * 1e3, 2)
-    8.26
+    4.92
     >>> round(placement_all_reduce_s(1e9, 1, 64, 450e9, 50e9) * 1e3, 2)
     39.38
+    >>> round(placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="serial") * 1e3, 2)
+    8.26
     """
     over = _check.number("oversubscription", oversubscription, "(down/up ports)")
     if over < 1:
         raise ValueError(f"oversubscription must be 1 (non-blocking) or more, got {over:g}")
+    how = _check.choice("model", model, PLACEMENT_MODELS)
     _check.positive("nic_Bps", nic_Bps, "bytes/s per direction")
-    return collectives.hierarchical_all_reduce(size_B, gpus_per_node, nodes, nvlink_Bps, nic_Bps / over).time_s
+    if how == "ring":
+        return collectives.multi_channel_ring_all_reduce(size_B, gpus_per_node, nodes, nvlink_Bps, nic_Bps / over).time_s
+    h = collectives.hierarchical_all_reduce(size_B, gpus_per_node, nodes, nvlink_Bps, nic_Bps / over)
+    return h.pipelined_s if how == "two_level" else h.time_s

@@ -13,9 +13,19 @@ from dataclasses import dataclass
 
 from . import _check, collectives
 
+# The ZeRO/Megatron convention (ZeRO §3.1): 16-bit working weights and gradients beside an FP32
+# master copy held by the optimizer. The course's default split.
 WEIGHT_B = 2            # BF16/FP16 weights used in forward and backward
 GRAD_B = 2              # BF16/FP16 gradients
 ADAM_STATE_B = 12       # FP32 master weights, momentum and variance: K = 12 (ZeRO §3.1)
+# PyTorch's torch.autocast convention: the parameters stay FP32 (autocast casts per operator), so
+# .grad is FP32 and Adam keeps only its two FP32 moments. The same 16 bytes, split 4 + 4 + 8; DDP
+# all-reduces its buckets in the gradients' dtype (FP32) unless a compression hook is registered
+# (torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook).
+AUTOCAST_WEIGHT_B = 4
+AUTOCAST_GRAD_B = 4
+AUTOCAST_ADAM_STATE_B = 8
+LSE_B = 4               # FlashAttention's softmax statistic: one FP32 log-sum-exp per head and token
 STAGES = (0, 1, 2, 3)   # 0: plain data parallelism (DDP)
 
 
@@ -60,7 +70,8 @@ def model_state_B(params: float, stage: int = 0, shards: int = 1) -> float:
 @_check.finite
 def activation_B_per_layer(seq: int, micro_batch: int, hidden: int, heads: int,
                            recompute: str = "none", tensor_parallel: int = 1,
-                           sequence_parallel: bool = False) -> float:
+                           sequence_parallel: bool = False, attention: str = "materialized",
+                           dropout: bool = True) -> float:
     """Activation bytes one transformer layer keeps for the backward pass (16-bit activations).
 
     Equation eq-activations in chapter 7. Korthikanti et al., "Reducing Activation Recomputation
@@ -72,9 +83,17 @@ def activation_B_per_layer(seq: int, micro_batch: int, hidden: int, heads: int,
       none: s b h (10 + 24/t + 5 a s / (h t)); selective: s b h (10 + 24/t);
       full (keep only the layer's input): 2 s b h (Table 2, "full activation recompute").
     - ``sequence_parallel=True`` (those replicated parts split along the sequence as well):
-      none: s b h (34 + 5 a s / h) / t; selective: 34 s b h / t; full: 2 s b h / t.
+      none: s b h (34 + 5 a s / h) / t; selective: 34 s b h / t; full: 2 s b h / t (the division
+      of the full term by t is an inference from Megatron's implementation, where the
+      checkpointed input is the sequence-parallel shard; Table 2 has a single full row, 2 s b h).
 
     With t = 1 both give s b h (34 + 5 a s / h), 34 s b h and 2 s b h.
+
+    ``attention="flash"``: a FlashAttention-class kernel never writes the score matrix; it keeps
+    the output (already counted as the output projection's input) and one FP32 log-sum-exp per
+    head and token, 4 a s b bytes (Dao et al. 2022, linear in s): the 5 a s / h term becomes 4 a / h,
+    and selective recomputation has nothing left to drop. ``dropout=False`` (Llama has none) drops
+    the two 1-byte dropout masks, s b h each, from the replicated part.
 
     >>> activation_B_per_layer(2048, 1, 4096, 32) / 2**20      # s b h = 8 Mi; 34 + 5*32*2048/4096 = 114
     912.0
@@ -84,6 +103,8 @@ def activation_B_per_layer(seq: int, micro_batch: int, hidden: int, heads: int,
     16.0
     >>> activation_B_per_layer(2048, 1, 4096, 32, "full", 8, sequence_parallel=True) / 2**20
     2.0
+    >>> activation_B_per_layer(2048, 1, 4096, 32, attention="flash", dropout=False) / 2**20   # 32 + 4*32/4096
+    256.25
     """
     s = _check.count("seq", seq, "tokens")
     b = _check.count("micro_batch", micro_batch, "sequences")
@@ -92,14 +113,63 @@ def activation_B_per_layer(seq: int, micro_batch: int, hidden: int, heads: int,
     mode = _check.choice("recompute", recompute, ("none", "selective", "full"))
     t = _check.count("tensor_parallel", tensor_parallel, "GPUs")
     sp = _check.flag("sequence_parallel", sequence_parallel)
+    flash = _check.choice("attention", attention, ("materialized", "flash")) == "flash"
+    masks = 2 if _check.flag("dropout", dropout) else 0   # attention and MLP dropout masks, 1 byte each
     sbh = float(s) * b * h
-    attention = 5 * a * s / (h * t)          # the score and softmax matrices, split by heads
     if mode == "full":
         return 2 * sbh / (t if sp else 1)
-    kept = 34 / t if sp else 10 + 24 / t     # everything else a layer keeps
+    kept = (34 - 2 + masks) / t if sp else (10 - 2 + masks) + 24 / t   # everything else a layer keeps
+    if flash:
+        return sbh * (kept + LSE_B * a / (h * t))     # no score matrix: the softmax statistics only
     if mode == "selective":
         return sbh * kept
-    return sbh * (kept + attention)
+    return sbh * (kept + 5 * a * s / (h * t))         # the score and softmax matrices, split by heads
+
+
+@dataclass(frozen=True)
+class FsdpPeak:
+    """What does not shard on one GPU under FSDP with full checkpointing, at the backward's peak, in bytes."""
+    checkpoints_B: float   # every layer's checkpointed input
+    recompute_B: float     # one layer's activations, rebuilt by its recomputation in the backward pass
+    gathered_B: float      # unsharded weights of the current and prefetched layers, and one layer's gradient
+    logits_B: float        # the FP32 logits of the loss
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        for name in ("checkpoints_B", "recompute_B", "gathered_B", "logits_B"):
+            _check.non_negative(name, getattr(self, name), "bytes")
+
+    @property
+    def total_B(self) -> float:
+        return self.checkpoints_B + self.recompute_B + self.gathered_B + self.logits_B
+
+
+@_check.finite
+def fsdp_peak(layers: int, seq: int, micro_batch: int, hidden: int, heads: int, layer_params: float,
+              vocab: int, attention: str = "flash", dropout: bool = False, gathered_layers: int = 2,
+              grad_layers: int = 1, logits_bytes: float = 4) -> FsdpPeak:
+    """The unsharded memory of an FSDP step with full checkpointing, at the peak of the backward pass.
+
+    L x 2 s b h of checkpoints (eq-activations, full), plus one layer's activations while its
+    recomputation runs (eq-activations, nothing recomputed, with ``attention``), plus the gathered
+    16-bit weights of ``gathered_layers`` layers (the current one and the prefetched one) and the
+    unsharded gradient of ``grad_layers`` layers before its reduce-scatter, plus s b V FP32 logits.
+    The embedding and output layers' own gathers and the allocator's fragmentation are left out.
+
+    >>> p = fsdp_peak(2, 1024, 1, 1024, 8, 1e6, 1000)
+    >>> p.checkpoints_B, p.recompute_B, p.gathered_B, p.logits_B
+    (4194304.0, 33587200.0, 6000000.0, 4096000.0)
+    """
+    L = _check.count("layers", layers, "layers")
+    lp = _check.positive("layer_params", layer_params, "parameters")
+    v = _check.count("vocab", vocab, "tokens")
+    gl = _check.count("gathered_layers", gathered_layers, "layers", minimum=0)
+    rl = _check.count("grad_layers", grad_layers, "layers", minimum=0)
+    lb = _check.positive("logits_bytes", logits_bytes, "bytes")
+    ckpt = L * activation_B_per_layer(seq, micro_batch, hidden, heads, "full")
+    layer = activation_B_per_layer(seq, micro_batch, hidden, heads, "none", attention=attention, dropout=dropout)
+    tokens = float(seq) * micro_batch
+    return FsdpPeak(ckpt, layer, lp * (gl * WEIGHT_B + rl * GRAD_B), tokens * v * lb)
 
 
 @dataclass(frozen=True)

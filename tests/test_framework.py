@@ -48,3 +48,31 @@ def test_fusion_traffic_by_hand():
 def test_bad_chains(bad):
     with pytest.raises((ValueError, TypeError)):
         F.unfused_traffic_B(10, bad)
+
+
+def test_graph_node_limit_is_gpu_time_per_node():
+    assert F.graph_nodes_max(1e-3, 1e-6) == pytest.approx(1000)
+    with pytest.raises(ValueError):
+        F.graph_nodes_max(1e-3, 0)
+
+
+def test_compile_counts_by_hand():
+    sizes = [1, 8, 16, 24, 8, 32]
+    # static: one graph per distinct size (1, 8, 16, 24, 32)
+    assert F.compiles_needed(sizes, "static") == F.CompileCount(5, 0)
+    # auto: size 1 specialized, then the first new size makes the dimension dynamic
+    assert F.compiles_needed(sizes) == F.CompileCount(2, 0)
+    # dynamic from the start: still a graph for the specialized size 1, one dynamic graph for the rest
+    assert F.compiles_needed(sizes, "dynamic") == F.CompileCount(2, 0)
+    assert F.compiles_needed([4, 4, 4], "static") == F.CompileCount(1, 0)
+    assert F.compiles_needed([4, 5, 6]) == F.CompileCount(2, 0)          # static 4, then dynamic
+    assert F.compiles_needed([0, 1, 5, 6], "dynamic") == F.CompileCount(3, 0)
+
+
+def test_recompile_limit_sends_the_rest_to_eager():
+    sizes = list(range(2, 20))
+    c = F.compiles_needed(sizes, "static", recompile_limit=8)
+    assert c.compiles == 8 and c.eager_calls == len(sizes) - 8
+    assert F.compiles_needed(sizes, "auto", recompile_limit=8) == F.CompileCount(2, 0)
+    with pytest.raises(KeyError):
+        F.compiles_needed(sizes, "sometimes")

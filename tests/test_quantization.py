@@ -98,12 +98,14 @@ def test_decode_ceiling_scales_inversely_with_bits():
 
 def test_max_batch_by_hand():
     shape = models.LLAMA3_70B
-    # FP8 weights: 141e9 x 0.9 - 5 GiB of runtime - n_params bytes; BF16 KV: 2 x 80 x 8 x 128 x 2 = 327,680 B per token
-    free = 141e9 * 0.9 - 5 * 2**30 - shape.n_params
+    # FP8 weights: 141e9 x 0.9 - 5 GiB of runtime - (blocks at 1 byte + embedding and head, 2 x 128,256 x 8,192,
+    # at 2 bytes); BF16 KV: 2 x 80 x 8 x 128 x 2 = 327,680 B per token
+    rest = 2 * 128_256 * 8192
+    free = 141e9 * 0.9 - 5 * 2**30 - ((shape.n_params - rest) + 2 * rest)
     assert q.max_batch_at(shape, 141e9, 8, 16, 4096) == int(free // 327680 // 4096)
     assert q.max_batch_at(shape, 141e9, 8, 8, 4096) == int(free // 163840 // 4096)
     assert q.max_batch_at(shape, 141e9, 16, 16, 4096) == 0          # 141 GB of BF16 weights leave nothing
-    assert q.max_batch_at(shape, 141e9, 8, 16, 4096) == planner.max_batch(shape, 141e9, 1, 1, 4096, 2)
+    assert q.max_batch_at(shape, 141e9, 8, 16, 4096) == planner.max_batch(shape, 141e9, 1, 1 + rest / shape.n_params, 4096, 2)
 
 
 def test_halving_kv_bits_about_doubles_the_batch():
@@ -285,3 +287,89 @@ def test_w4a16_and_fp8_tie_where_bf16_flops_equal_fp8_bytes():
     assert w4(tie / 2) < fp8(tie / 2) and w4(2 * tie) > fp8(2 * tie)
     # W4A16 turns compute-bound at 250 x 4.25 / 16 = 66.4, before the tie
     assert q.compute_bound_batch_at_bits(F, bw, 4.25) == pytest.approx(250 * 4.25 / 16)
+
+
+# ---- GPTQ/AWQ layout, KV bandwidth, FP8 activations and keys (chapter 9, issue 21) -------------
+
+def test_gptq_awq_layout_by_hand():
+    f = q.storage_format("int4_g128_z4")
+    assert f.bits_per_param == 4 + (16 + 4) / 128                      # FP16 scale + packed 4-bit zero
+    assert q.storage_format("int4_g128").bits_per_param == 4.25         # the generic FP16-zero layout is unchanged
+    assert q.weight_B_at_bits(models.LLAMA3_70B.n_params, f.bits_per_param) == pytest.approx(
+        models.LLAMA3_70B.n_params * 4.15625 / 8)
+
+
+def test_kv_crossover_and_step_bytes_agree():
+    shape, ctx = models.LLAMA3_70B, 32768
+    b_x = q.kv_weight_crossover_batch(shape, 8, 16, ctx)
+    per_token = 2 * shape.n_layers * shape.n_kv_heads * (shape.d_model // shape.n_heads) * 2
+    weights = shape.n_params + 2 * 128_256 * 8192          # FP8 blocks, 16-bit embedding and head
+    assert b_x == pytest.approx(weights / (per_token * ctx))
+    # at the crossover batch the step reads the weights twice over
+    assert q.decode_read_B(shape, 8, 16, 1, ctx * b_x) == pytest.approx(2 * weights)
+    # halving the cache's bits halves its share and doubles the crossover
+    assert q.kv_weight_crossover_batch(shape, 8, 8, ctx) == pytest.approx(2 * b_x)
+    with pytest.raises(ValueError, match="kv_bits"):
+        q.decode_read_B(shape, 8, 0, 1, ctx)
+
+
+def test_score_stderr():
+    assert q.score_stderr(0.8, 400) == pytest.approx(math.sqrt(0.16 / 400))
+    assert q.score_stderr(0.3, 100) == pytest.approx(q.score_stderr(0.7, 100))
+    with pytest.raises(ValueError, match="accuracy"):
+        q.score_stderr(1.5, 10)
+
+
+def test_fp8_relative_error_is_scale_free():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((32, 64))
+    xq = q.quantize_fp8(x)
+    s = np.abs(x).max() / formats.E4M3.max_normal
+    normal = np.abs(x) >= formats.E4M3.min_normal * s
+    assert np.all(np.abs(xq - x)[normal] <= 2.0 ** -4 * np.abs(x)[normal] + 1e-15)   # half a step of 3 mantissa bits
+    # a scale by a power of two changes nothing but the scale
+    assert np.allclose(q.quantize_fp8(x * 1024.0), xq * 1024.0)
+    # per token: each row's largest value is exact
+    rows = q.quantize_fp8(x, "token")
+    assert np.allclose(np.abs(rows).max(axis=1), np.abs(x).max(axis=1))
+
+
+def test_fp8_activations_ignore_outlier_channels_int8_does_not():
+    w = q.synthetic_weights(512, 64)
+    clean, out = q.synthetic_activations(64, 512), q.synthetic_activations(64, 512, 4, 20.0)
+    fp8 = [q.activation_output_sqnr_db(x, w, "fp8_tensor") for x in (clean, out)]
+    int8 = [q.activation_output_sqnr_db(x, w, "int8_token") for x in (clean, out)]
+    assert abs(fp8[0] - fp8[1]) < 1.0 and int8[0] - int8[1] > 10
+    assert int8[0] > fp8[0]                                # INT8 is finer without outliers
+    assert q.activation_output_sqnr_db(out, w, "int8_token") == pytest.approx(
+        q.matmul_output_sqnr_db(out, w, 16, "channel", act_bits=8), abs=0.01)
+
+
+def test_keys_per_channel_beat_per_token_on_channel_outliers():
+    k = q.synthetic_activations(128, 64, 2, 20.0, seed=1)
+    qs = q.synthetic_activations(8, 64, seed=2)
+    per_tok = q.quantize_kv(k, 4, "token")
+    per_ch = q.quantize_kv(k, 4, "channel")
+    assert np.allclose(per_tok, q.quantize_int(k.T, 4, "channel").T)
+    assert q.attention_score_sqnr_db(qs, k, per_ch) > q.attention_score_sqnr_db(qs, k, per_tok) + 3
+    with pytest.raises(ValueError, match="keys_hat"):
+        q.attention_score_sqnr_db(qs, k, per_ch[:-1])
+    with pytest.raises(KeyError):
+        q.quantize_kv(k, 4, "head")
+
+
+def test_checkpoint_bytes_keep_embeddings_and_head_at_16_bits():
+    """Weight-only checkpoints (GPTQ, AWQ) quantize the decoder blocks only: the embedding table and an
+    untied LM head stay 16-bit. Counted by hand from the shapes' published sizes."""
+    from infra_lib import models, quant_storage as qs
+    l70 = models.LLAMA3_70B                        # untied: embedding and head, 128,256 x 8,192 each
+    rest = 2 * 128_256 * 8192
+    expected = (l70.n_params - rest) * 4.15625 / 8 + rest * 2
+    assert qs.checkpoint_B(l70, 4.15625) == pytest.approx(expected, rel=1e-12)
+    gpt2 = models.GPT2_SMALL                        # tied head: only the table and the positions stay
+    rest2 = 50_257 * 768 + 1024 * 768
+    assert qs.checkpoint_B(gpt2, 4) == pytest.approx((gpt2.n_params - rest2) * 0.5 + rest2 * 2, rel=1e-12)
+    for shape in models.SHAPES.values():
+        assert qs.checkpoint_B(shape, 16) == pytest.approx(2 * shape.n_params, rel=1e-12)
+    with pytest.raises(TypeError, match="shape"):
+        qs.checkpoint_B("llama", 4)

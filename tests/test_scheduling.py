@@ -32,13 +32,43 @@ def test_fat_tree():
         S.fat_tree_endpoints(63, 2)
 
 
-def test_placement_reuses_the_hierarchical_model():
-    t = S.placement_all_reduce_s(2e9, 4, 16, 450e9, 50e9, oversubscription=2)
+def test_placement_two_level_models_reuse_the_hierarchical_model():
+    t = S.placement_all_reduce_s(2e9, 4, 16, 450e9, 50e9, oversubscription=2, model="serial")
     assert t == collectives.hierarchical_all_reduce(2e9, 4, 16, 450e9, 25e9).time_s
-    packed = S.placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9)
-    spread = S.placement_all_reduce_s(1e9, 1, 64, 450e9, 50e9)
-    assert spread == pytest.approx(2 * 63 / 64 * 1e9 / 50e9)
+    packed = S.placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="serial")
     assert packed == pytest.approx(2 * 7 / 8 * 1e9 / 450e9 + 2 * 7 / 8 * 1.25e8 / 50e9)
+    # pipelined: the NVLink phases (2 x 7/8 x S / 450 GB/s) run under the network phase (2 x 7/8 x S/8 / 50 GB/s)
+    piped = S.placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="two_level")
+    assert piped == pytest.approx(max(2 * 7 / 8 * 1e9 / 450e9, 2 * 7 / 8 * 1.25e8 / 50e9))
+
+
+def test_placement_ring_by_hand():
+    """NCCL's ring on one channel per NIC: each NIC carries 2(n - 1)/n x S / g, NVLink (g - 1)/g of 2(n - 1)/n x S."""
+    S_, n = 16e9, 64
+    packed = S.placement_all_reduce_s(S_, 8, 8, 450e9, 50e9)
+    assert packed == pytest.approx(max(2 * 63 / 64 * S_ / 8 / 50e9, 7 / 8 * 2 * 63 / 64 * S_ / 450e9))
+    spread = S.placement_all_reduce_s(S_, 1, n, 450e9, 50e9)
+    assert spread == pytest.approx(2 * 63 / 64 * S_ / 50e9)
+    # the whole ring is NIC-bound when packed, so spreading costs exactly the GPUs per node: 8x, not 4.8x
+    assert spread / packed == pytest.approx(8)
+    over = S.placement_all_reduce_s(S_, 8, 8, 450e9, 50e9, oversubscription=2)
+    assert over == pytest.approx(2 * packed)
+
+
+@pytest.mark.parametrize("g", [1, 2, 4, 8])
+def test_placement_models_are_ordered(g):
+    """Pipelining never costs more than the phases in series; the series sum is at most the pipelined time twice over
+    (RS + AG and the network phase are its two halves)."""
+    args = (4e9, g, 64 // g, 450e9, 50e9)
+    serial = S.placement_all_reduce_s(*args, model="serial")
+    two = S.placement_all_reduce_s(*args, model="two_level")
+    assert two <= serial + 1e-15 and serial <= 2 * two + 1e-15
+    assert S.placement_all_reduce_s(*args) <= serial + 1e-15
+
+
+def test_placement_model_is_checked():
+    with pytest.raises(KeyError, match="model"):
+        S.placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="tree")
 
 
 def test_hops_and_aggregate():

@@ -87,3 +87,37 @@ def test_comm_volumes():
 def test_bad_stage(stage):
     with pytest.raises((ValueError, TypeError)):
         T.bytes_per_param(stage, 2)
+
+
+def test_autocast_split_is_still_sixteen_bytes():
+    assert T.AUTOCAST_WEIGHT_B + T.AUTOCAST_GRAD_B + T.AUTOCAST_ADAM_STATE_B == 16
+    fp32 = T.data_parallel_comm(1e9, 8, 100e9, grad_bytes=T.AUTOCAST_GRAD_B)
+    assert fp32.sent_B == pytest.approx(2 * T.data_parallel_comm(1e9, 8, 100e9).sent_B)
+
+
+def test_flash_attention_drops_the_quadratic_term():
+    s, b, h, a = 4096, 1, 8192, 64
+    sbh = s * b * h
+    flash = T.activation_B_per_layer(s, b, h, a, attention="flash")
+    assert flash == pytest.approx(sbh * 34 + 4 * a * s * b)                      # output already counted; LSE
+    assert T.activation_B_per_layer(s, b, h, a, attention="flash", dropout=False) == pytest.approx(sbh * 32 + 4 * a * s * b)
+    assert T.activation_B_per_layer(s, b, h, a, dropout=False) == pytest.approx(sbh * 32 + 5 * a * s * s * b)
+    # linear in s: doubling the sequence doubles it, where materialized attention more than doubles
+    assert T.activation_B_per_layer(2 * s, b, h, a, attention="flash") == pytest.approx(2 * flash)
+    assert T.activation_B_per_layer(2 * s, b, h, a) > 2 * T.activation_B_per_layer(s, b, h, a)
+    # full checkpointing keeps the input whatever the kernel
+    assert T.activation_B_per_layer(s, b, h, a, "full", attention="flash") == 2 * sbh
+    # without sequence parallelism the masks sit in the replicated part: 8 + 24/t
+    assert T.activation_B_per_layer(s, b, h, a, "selective", 8, dropout=False) == pytest.approx(sbh * 11)
+
+
+def test_fsdp_peak_parts_by_hand():
+    L, s, h, a, lp, V = 4, 512, 256, 4, 1e6, 100
+    pk = T.fsdp_peak(L, s, 1, h, a, lp, V, attention="materialized", dropout=True)
+    assert pk.checkpoints_B == L * 2 * s * h
+    assert pk.recompute_B == pytest.approx(s * h * (34 + 5 * a * s / h))
+    assert pk.gathered_B == pytest.approx(lp * (2 * 2 + 2))
+    assert pk.logits_B == s * V * 4
+    assert pk.total_B == pytest.approx(pk.checkpoints_B + pk.recompute_B + pk.gathered_B + pk.logits_B)
+    # more unsharded memory never allows a smaller degree
+    assert T.min_shard_degree(70e9, 141e9, pk.total_B + 20e9) >= T.min_shard_degree(70e9, 141e9, 20e9)

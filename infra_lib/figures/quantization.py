@@ -15,8 +15,9 @@ from .. import quantization as q
 from ..i18n import t
 from .style import COLORS, finish, setup
 
-FORMAT_KEYS = ("bf16", "fp8", "int8", "nvfp4", "int4_g128", "mxfp4")
-"""Formats on the decode figure, most bits first (keys of :func:`infra_lib.quantization.storage_format`)."""
+FORMAT_KEYS = ("bf16", "fp8", "int8", "nvfp4", "mxfp4", "int4_g128_z4")
+"""Formats on the decode figure, most bits first (keys of :func:`infra_lib.quantization.storage_format`); INT4 in
+the layout GPTQ and AWQ checkpoints store (FP16 scale and 4-bit zero per 128)."""
 DEVICES = ("h100_sxm5", "h200_sxm")
 """The GPUs of the decode figure, each labelled by its registry short name."""
 CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
@@ -51,7 +52,7 @@ def decode_ceiling_vs_bits(lang: str, keys: Sequence[str] = FORMAT_KEYS) -> Figu
     ax.set_ylim(lo, hi * 8)                     # room above the lines for the legend
     ax.set_xlim(-0.3, len(fmts) - 0.4)
     ax.set_xticks(xs)
-    ax.set_xticklabels([f"{f.name}\n{f.bits_per_param:.3g}" for f in fmts], fontsize=8)
+    ax.set_xticklabels([f"{f.name.replace(' (', chr(10) + '(')}\n{f.bits_per_param:.3g}" for f in fmts], fontsize=8)
     ax.set_xlabel(t("ch9_fig_bits", lang))
     ax.set_ylabel(t("ch9_fig_tok_s", lang))
     ax.set_title(t("ch9_fig_decode_title", lang), fontsize=10)

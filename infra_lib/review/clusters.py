@@ -4,7 +4,7 @@ Built by :func:`questions` when the review is first used, never on import (see :
 import functools
 from collections.abc import Callable
 
-from .. import autoscale, mig, scheduling, units
+from .. import autoscale, mig, reliability, scheduling, units
 from ..exercises import Answer, Param
 from .core import Question, _clear_of_integer, _mc, _num
 
@@ -54,6 +54,12 @@ def _ch8_burst(image_gb: float, weights_gb: float, init: float, burst: float, pu
     return {"cold": Answer(cold.total_s, "s"), "ready": Answer(ready, "replicas", rel_tol=0),
             "serve": Answer(serve, "requests/s"), "excess": Answer(burst - serve, "requests/s"),
             "queued": Answer(trace.peak_queued, "requests")}
+
+
+def _ch8_young(years: float, gpus: float, ckpt: float) -> dict[str, Answer]:
+    m = reliability.job_mtbf_s(years * reliability.YEAR_S, int(gpus))
+    return {"mtbf_h": Answer(m / reliability.HOUR_S, "h"),
+            "tau_min": Answer(reliability.young_interval_s(ckpt, m) / reliability.MINUTE_S, "min")}
 
 
 def questions() -> list[Question]:
@@ -186,15 +192,17 @@ def questions() -> list[Question]:
              "that?",
              "两个租户共用一块 GPU，其中一个不能把另一个搞崩或拖慢。哪种共享方式做得到？"),
             (("Time-slicing", "时间片轮转",
-              "That taking turns isolates: time-sliced processes share all the memory, one can allocate it all, and there is "
-              "no fault isolation between replicas.", "以为轮流使用就算隔离：时间片下各进程共享全部显存，一个进程可以把它占满，副本之间也没有故障隔离。"),
+              "That taking turns isolates: time-sliced processes have their own address spaces, but nothing limits their "
+              "memory: one can allocate it all and the others fail with out-of-memory, and a fault of the GPU itself takes "
+              "every replica down.", "以为轮流使用就算隔离：时间片下各进程虽有各自的地址空间，显存却没有限额：一个进程可以把它占满，其他进程就会因显存不足而失败；GPU 本身出故障时，所有副本一起倒下。"),
              ("MPS", "MPS",
               "That separate address spaces are isolation: MPS keeps clients' memory apart, but a fatal error in one takes "
               "down every client, and nothing partitions bandwidth or cache.", "以为地址空间隔开就是隔离：MPS 确实隔开了各客户端的内存，但一个客户端的致命错误会拖垮所有客户端，带宽和缓存也没有划分。"),
              ("MIG", "MIG")), 2,
             ("MIG partitions SMs, memory, cache and bandwidth in hardware, so each instance has its own faults and its own "
-             "share; MPS overlaps kernels without fault isolation, time-slicing isolates nothing.",
-             "MIG 在硬件上划分 SM、显存、缓存和带宽，每个实例的故障和资源都是自己的；MPS 让 kernel 并发但没有故障隔离，时间片轮转则什么都不隔离。"),
+             "share; MPS overlaps kernels without fault isolation, time-slicing keeps address spaces apart but limits neither "
+             "memory nor time.",
+             "MIG 在硬件上划分 SM、显存、缓存和带宽，每个实例的故障和资源都是自己的；MPS 让 kernel 并发但没有故障隔离，时间片轮转隔开了地址空间，却既不限制显存，也不限制时间。"),
             ("What does each mode partition?", "每种方式划分了什么？")),
 
         _mc("rv_ch8_q11", KEY, "ch8-sharing", "self-check",
@@ -211,4 +219,37 @@ def questions() -> list[Question]:
              "and a claim matches them, which a bare counter cannot express.",
              "device plugin 只公布数量；DRA 把每个设备连同属性（型号、显存、所在 NVLink 域）一起公布，由 claim 去匹配，这是单纯的计数表达不了的。"),
             ("What does the scheduler know about a GPU under each?", "两种方式下，调度器各知道 GPU 的哪些信息？")),
+
+        _num("rv_ch8_q12", KEY, "ch8-failures", "interview",
+             {"years": Param(5, "years", 1, 20), "gpus": Param(16384, "GPUs", 1024, 131072, integer=True),
+              "ckpt": Param(60, "s", 10, 600)},
+             _ch8_young, "tau_min",
+             ("Each GPU of a {gpus:,.0f}-GPU training job, with its share of the system, fails on average once in {years:.1f} "
+              "years. A checkpoint stops the job for {ckpt:.0f} s. By Young's rule, how many minutes of work should go between "
+              "checkpoints?",
+              "一个 {gpus:,.0f} 卡训练作业的每块 GPU（连同它分摊的系统部件）平均 {years:.1f} 年出一次故障。写一次检查点要让作业停 "
+              "{ckpt:.0f} s。按 Young 的公式，两次检查点之间应该隔多少分钟的工作？"),
+             ("The job fails when any GPU does: divide the MTBF by the GPUs, then take $\\sqrt{{2\\delta M}}$.",
+              "任何一块 GPU 出故障，作业就失败：先把 MTBF 除以 GPU 数，再求 $\\sqrt{{2\\delta M}}$。"),
+             ("M = {years:.1f} years / {gpus:,.0f} = {mtbf_h:.2f} h; $\\tau = \\sqrt{{2\\delta M}}$ with δ = {ckpt:.0f} s: **{tau_min:.1f} min**.",
+              "M = {years:.1f} 年 / {gpus:,.0f} = {mtbf_h:.2f} h；δ = {ckpt:.0f} s 时 $\\tau = \\sqrt{{2\\delta M}}$ = **{tau_min:.1f} min**。"),
+             # Young's first-order rule needs the checkpoint well inside the MTBF (delta < M / 2; Daly 2006)
+             valid=lambda v: 2 * v["ckpt"] < v["mtbf_h"] * reliability.HOUR_S),
+
+        _mc("rv_ch8_q13", KEY, "ch8-failures", "interview",
+            ("A large training job stops making progress, yet none of its processes has exited. What ends the wait?",
+             "一个大型训练作业不再前进，可它的进程一个也没有退出。什么能结束这种等待？"),
+            (("The scheduler sees the idle GPUs and requeues the job", "调度器看到 GPU 空闲，把作业重新排队",
+              "That a scheduler sees a hang: the job still holds its allocation and its processes are alive, so there is "
+              "nothing for the scheduler to react to.", "以为调度器看得见挂起：作业仍占着分配到的资源，进程也都活着，调度器没有任何可以响应的事件。"),
+             ("The NCCL watchdog's collective timeout", "NCCL watchdog 的集合通信超时"),
+             ("NCCL retries the collective on another route until it completes", "NCCL 换一条路由重试集合通信，直到完成",
+              "That NCCL repairs a hang: a collective waits for every rank, and if one never arrives no route helps; only a "
+              "timeout ends it.", "以为 NCCL 能修好挂起：集合通信要等齐每个 rank，有一个永远不到，换什么路由都没用；只有超时才能结束它。")), 1,
+            ("A hang is not a crash: every rank waits in a collective for one that stopped. The process group's timeout makes "
+             "the watchdog abort, which turns the hang into an ordinary failure that the restart path handles; too long a "
+             "timeout idles every GPU for its whole length.",
+             "挂起不是崩溃：每个 rank 都在集合通信里等一个已经停住的 rank。进程组的超时让 watchdog 中止通信，把挂起变成普通故障，"
+             "交给重启流程处理；超时设得太长，每块 GPU 都要白白空等这么久。"),
+            ("Who notices a job that is alive but not moving?", "一个活着却不动的作业，谁会注意到？")),
     ]

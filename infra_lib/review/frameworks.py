@@ -1,7 +1,7 @@
 """Chapter 7's questions: training memory, compilers, eager mode and engines (07_frameworks).
 
 Built by :func:`questions` when the review is first used, never on import (see :mod:`infra_lib.review`)."""
-from .. import engines, framework, training_memory, units
+from .. import engines, framework, parallelism, training_memory, units
 from ..exercises import Answer, Param
 from .core import Question, _mc, _num
 
@@ -137,4 +137,70 @@ def questions() -> list[Question]:
              "每个 graph break 都让不支持的代码回到 Python 里执行，再开一个新图，融合到此为止；守卫一旦失效（新的形状、变了的 Python 值）"
              "就会重新编译。图少、守卫稳定，才谈得上加速。"),
             ("What stops fusion, and what throws a compiled graph away?", "什么会让融合中断？什么会让编译好的图作废？")),
+
+        _num("rv_ch7_q10", KEY, "ch7-pipeline", "interview",
+             {"p": Param(8, "stages", 2, 32, integer=True), "m": Param(32, "microbatches", 1, 256, integer=True),
+              "v": Param(2, "chunks per device", 2, 8, integer=True)},
+             lambda p, m, v: {"bubble": Answer(parallelism.pipeline_bubble_fraction(p, m), "fraction"),
+                              "bubble_v": Answer(parallelism.pipeline_bubble_fraction(p, m, v), "fraction")},
+             "bubble",
+             ("A pipeline of {p:.0f} stages runs {m:.0f} microbatches per step with the 1F1B schedule. What share of the "
+              "step do the devices sit idle in the pipeline's fill and drain? (And with {v:.0f} model chunks per device interleaved?)",
+              "一条 {p:.0f} 个阶段的流水线用 1F1B 调度，每步跑 {m:.0f} 个 micro-batch。灌满和排空让设备空闲的时间占一步的多大比例？（每块设备交错持有 {v:.0f} 个模型块时呢？）"),
+             ("The fill and the drain cost $p - 1$ microbatch-times against $m$ of work.",
+              "灌满和排空要 $p - 1$ 个 micro-batch 的时间，真正的活是 $m$ 个。"),
+             ("$(p - 1)/(m + p - 1)$ = **{bubble:.1%}**; interleaving {v:.0f} chunks per device cuts it to {bubble_v:.1%}.",
+              "$(p - 1)/(m + p - 1)$ = **{bubble:.1%}**；每块设备交错持有 {v:.0f} 个模型块时降到 {bubble_v:.1%}。")),
+
+        _num("rv_ch7_q11", KEY, "ch7-engines", "interview",
+             {"alpha": Param(0.7, "", 0.3, 0.95), "k": Param(4, "tokens", 2, 8, integer=True),
+              "c": Param(0.05, "", 0.01, 0.3)},
+             lambda alpha, k, c: {"speedup": Answer(engines.speculative_speedup(alpha, k, c), "×"),
+                                  "tokens": Answer(engines.speculative_tokens_per_step(alpha, k), "tokens")},
+             "speedup",
+             ("Speculative decoding: a draft model proposes {k:.0f} tokens per step, the target accepts each with "
+              "probability {alpha:.2f} independently, and a draft step costs {c:.2f} of a target step. What is the "
+              "speed-up over plain decoding?",
+              "投机解码：草稿模型每步提出 {k:.0f} 个 token，目标模型以 {alpha:.2f} 的概率独立接受每一个，草稿模型一步的代价是目标模型一步的 "
+              "{c:.2f}。相对普通 decode 的加速比是多少？"),
+             ("Expected tokens per step are $1 + \\alpha + \\dots + \\alpha^k$; a step costs $k$ draft steps and one target step.",
+              "每步产出的 token 期望是 $1 + \\alpha + \\dots + \\alpha^k$；一步的代价是 $k$ 步草稿加一步目标模型。"),
+             ("{tokens:.2f} tokens per step for a cost of $1 + kc$: a speed-up of **{speedup:.2f}×**.",
+              "每步 {tokens:.2f} 个 token，代价 $1 + kc$：加速比 **{speedup:.2f}×**。")),
+
+        _mc("rv_ch7_q12", KEY, "ch7-eager", "self-check",
+            ("A chain of tiny kernels replayed from a CUDA graph costs about a microsecond per kernel, measured with CUDA "
+             "events around the replay. Whose time is that?",
+             "一串极小的 kernel 从 CUDA Graph 重放，用包住重放的 CUDA 事件测得每个 kernel 约一微秒。这是谁的时间？"),
+            (("The GPU's own floor per kernel node: scheduling it and running it", "GPU 自己每个 kernel 节点的下限：调度它、再把它跑完"),
+             ("The CPU's issue time per kernel, as in eager mode", "CPU 发射每个 kernel 的时间，和 eager 一样",
+              "That a replay still issues each kernel from the CPU: the CPU makes one launch for the whole graph, so the "
+              "events time the GPU.", "以为重放时 CPU 仍要逐个发射 kernel：整张图 CPU 只发射一次，所以事件量到的是 GPU。"),
+             ("The PCIe transfer of each kernel's arguments", "每个 kernel 参数经 PCIe 传输的时间",
+              "That arguments cross PCIe per replay: a captured graph keeps its kernels' arguments on the device.",
+              "以为每次重放都要经 PCIe 传参数：录好的图把 kernel 的参数留在设备上。")), 0,
+            ("With graphs the limit moves from the CPU to the GPU: a step with more tiny kernels than its GPU time "
+             "divided by that floor is bound by the GPU's per-node cost.",
+             "用了 Graph，上限就从 CPU 移到了 GPU：一步里的极小 kernel 多于 GPU 时间除以这个下限时，受的是 GPU 每个节点的开销。"),
+            ("How many CPU launches does one replay take?", "一次重放 CPU 要发射几次？")),
+
+        _mc("rv_ch7_q13", KEY, "ch7-compilers", "interview",
+            ("A model under torch.compile (default settings) serves requests whose batch size changes every step, and passes "
+             "each request's sampling temperature, a Python float, to the compiled function. It is fast at first and then "
+             "slow, with no error. What is the likeliest cause?",
+             "一个用默认设置做了 torch.compile 的模型在服务请求，批大小每一步都变，还把每个请求的采样温度（一个 Python float）传给编译过的函数。一开始很快，后来变慢了，却没有报错。最可能的原因是什么？"),
+            (("Each new batch size recompiles from scratch", "每个新的批大小都从头重新编译",
+              "That shapes alone exhaust the limit: under the default, the second size marks the dimension dynamic and "
+              "one graph serves every size from two up.",
+              "以为光是形状就会耗尽上限：默认设置下，第二种尺寸就把这一维标成动态，一张图服务从二往上的所有尺寸。"),
+             ("A guarded Python value keeps changing: recompiles, then eager mode",
+              "设了守卫的 Python 值一直在变，反复重新编译，到上限后退回 eager"),
+             ("The compiled kernels' caches on disk fill up", "磁盘上编译好的 kernel 缓存满了",
+              "That the disk cache limits speed: it only saves compile time at the next start; it does not decide which "
+              "calls run compiled.", "以为磁盘缓存决定速度：它只省下次启动的编译时间，不决定哪些调用走编译好的图。")), 1,
+            ("Guards on exact Python values recompile on every change; after torch._dynamo.config.recompile_limit graphs "
+             "Dynamo stops compiling the function. `TORCH_LOGS=recompiles` names the guard that failed.",
+             "按确切 Python 值设的守卫每变一次就重新编译；编译满 torch._dynamo.config.recompile_limit 张图后 Dynamo 就不再编译这个函数。"
+             "`TORCH_LOGS=recompiles` 会指出失效的是哪个守卫。"),
+            ("What does a guard check, and what happens after the recompile limit?", "守卫检查什么？编译次数到了上限以后会怎样？")),
     ]

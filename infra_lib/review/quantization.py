@@ -14,7 +14,8 @@ def questions() -> list[Question]:
     c = common()
     return [
         _num("rv_ch9_q1", KEY, "ch9-bits", "interview",
-             {"params_b": Param(70, "billion parameters", 7, 400, integer=True), "bits": Param(4.25, "bits per value", 3, 16)},
+             {"params_b": Param(70, "billion parameters", 7, 400, integer=True),
+              "bits": Param(quantization.storage_format("int4_g128_z4").bits_per_param, "bits per value", 3, 16)},
              lambda params_b, bits: {"gb": Answer(quantization.weight_B_at_bits(params_b * 1e9, bits) / units.GB, "GB"),
                                      "bpb": Answer(units.BITS_PER_BYTE, "bits", rel_tol=0),
                                      "bf16": Answer(models.weight_B(params_b * 1e9) / units.GB, "GB")},
@@ -64,7 +65,7 @@ def questions() -> list[Question]:
 
         _mc("rv_ch9_q5", KEY, "ch9-compute", "interview",
             ("Why does weight-only quantization speed up decode more than prefill?", "为什么只量化权重时，decode 得到的加速比预填充大？"),
-            (("Decode is bandwidth-bound; prefill is compute-bound", "decode 受带宽限制，预填充受算力限制"),
+            (("Decode is bandwidth-bound; prefill is compute-bound", "decode 访存受限，预填充算力受限"),
              ("It shrinks the KV cache, which only decode reads", "它缩小了 KV cache，而只有 decode 读 KV cache",
               "That weight-only quantization shrinks the KV cache: the KV cache keeps its own format; only the weight "
               "bytes shrink.", "以为只量化权重也会缩小 KV cache：KV cache 保持原来的格式，变小的只有权重字节。"),
@@ -156,4 +157,55 @@ def questions() -> list[Question]:
              "困惑度灵敏、便宜，但只是平均值；任务准确率才是用户感受到的，它更嘈杂，回答会从对变错、也会从错变对。"
              "要在自己的任务上量化前后都测两者。"),
             ("What does an average over tokens not show?", "对 token 取的平均值看不出什么？"), flip=True),
+
+        _num("rv_ch9_q11", KEY, "ch9-kv", "interview",
+             {"context": Param(32768, "tokens", 1024, 131072, integer=True), "wbits": Param(8, "bits per weight", 4, 16, integer=True),
+              "kvbits": Param(16, "bits per value", 4, 16, integer=True)},
+             lambda context, wbits, kvbits: {
+                 "batch": Answer(quantization.kv_weight_crossover_batch(models.LLAMA3_70B, wbits, kvbits, context), "requests"),
+                 "w_gb": Answer(quantization.weight_B_at_bits(models.LLAMA3_70B.n_params, wbits) / units.GB, "GB"),
+                 "kv_mb": Answer(models.LLAMA3_70B.kv_B_per_token(kvbits / units.BITS_PER_BYTE) * context / units.MB, "MB")},
+             "batch",
+             ("Llama-3-70B with {wbits:.0f}-bit weights serves requests of {context:,.0f} tokens with a {kvbits:.0f}-bit KV cache. "
+              "From what batch does a decode step read more KV bytes than weight bytes?",
+              "Llama-3-70B 用 {wbits:.0f} 位权重、{kvbits:.0f} 位 KV cache，服务每个 {context:,.0f} 个 token 的请求。批大小从多大起，"
+              "一步 decode 读的 KV 字节会多于权重字节？"),
+             ("Weight bytes over the KV bytes of one request: a key and a value for every layer, KV head and token.",
+              "权重字节除以一个请求的 KV 字节：每一层、每个 KV 头、每个 token 各一个 key 和一个 value。"),
+             ("{w_gb:,.1f} GB / {kv_mb:,.0f} MB = **{batch:.1f} requests**; beyond that, shrinking the cache shortens the step more "
+              "than shrinking the weights.",
+              "{w_gb:,.1f} GB / {kv_mb:,.0f} MB = **{batch:.1f} 个请求**；再往上，压缩 KV cache 比压缩权重更能缩短每一步。")),
+
+        _num("rv_ch9_q12", KEY, "ch9-bits", "self-check",
+             {"g": Param(128, "values", 16, 1024, integer=True), "sc": Param(16, "bits"),
+              "z": Param(quantization.PACKED_ZERO_BITS, "bits"), "el": Param(4, "bits"), "per": Param(8, "zeros")},
+             lambda g, sc, z, el, per: {
+                 "bits": Answer(quantization.bits_per_param(int(el), int(sc), g, zero_point_bits=int(z)), "bits"),
+                 "fp16z": Answer(quantization.bits_per_param(int(el), int(sc), g, zero_point_bits=int(sc)), "bits")},
+             "bits",
+             ("A GPTQ or AWQ checkpoint stores {el:.0f}-bit integer weights with a {sc:.0f}-bit scale and a {z:.0f}-bit zero point "
+              "(packed {per:.0f} to an int32) per group of {g:.0f}. How many bits does each weight cost?",
+              "GPTQ 或 AWQ 的检查点存 {el:.0f} 位整数权重，每 {g:.0f} 个一组，带一个 {sc:.0f} 位缩放因子和一个 {z:.0f} 位零点"
+              "（每 {per:.0f} 个打包进一个 int32）。每个权重要多少位？"),
+             ("Element bits + (scale + zero) / group.", "元素位数 + （缩放因子 + 零点）/ 组大小。"),
+             ("{el:.0f} + ({sc:.0f} + {z:.0f}) / {g:.0f} = **{bits:.3f} bits**; with an FP16 zero point it would be {fp16z:.3f}.",
+              "{el:.0f} + （{sc:.0f} + {z:.0f}）/ {g:.0f} = **{bits:.3f} 位**；零点若用 FP16 存，则是 {fp16z:.3f} 位。")),
+
+        _mc("rv_ch9_q13", KEY, "ch9-accuracy", "interview",
+            ("A few activation channels are more than ten times larger than the rest. Why does FP8 E4M3 with one scale per tensor cope, "
+             "where INT8 with one scale per token loses bits?",
+             "激活里有几个通道比其余通道大一个数量级以上。为什么整个张量一个缩放因子的 FP8 E4M3 扛得住，而每个 token 一个缩放因子的 INT8 却要丢位？"),
+            (("FP8 has more levels than INT8", "FP8 的取值级别比 INT8 多",
+              "That FP8 has more codes: both have one byte of codes; FP8 spends them on a wider range with relative precision.",
+              "以为 FP8 码值更多：两者都是一个字节，码值一样多；FP8 把它们花在更宽的范围和相对精度上。"),
+             ("FP8 keeps the outlier channels in BF16", "FP8 把离群通道保留为 BF16",
+              "That FP8 splits the product as LLM.int8() does: it quantizes every value, outliers included, to FP8.",
+              "以为 FP8 像 LLM.int8() 那样拆分矩阵乘：它把每个值，包括离群值，都量化为 FP8。"),
+             ("Each FP8 value carries its own exponent", "每个 FP8 值都带着自己的指数")), 2,
+            ("INT8's one step per token is set by the outliers, so the ordinary values round to a few codes; an E4M3 value's "
+             "rounding error is at most about a sixteenth of itself at every magnitude down to the smallest normal, so the outliers only push "
+             "the others down a few binades.",
+             "INT8 每个 token 只有一个量化步长，由离群值决定，普通的值就只剩几个码值；E4M3 的舍入误差在最小规格化数以上的任何量级都至多约为自身的十六分之一，"
+             "离群值只是把其余的值往下推了几个二进制数量级。"),
+            ("Where are FP8's levels, relative to a value's size?", "相对于数值本身的大小，FP8 的取值级别落在哪里？")),
     ]

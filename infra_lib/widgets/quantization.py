@@ -10,15 +10,20 @@ whose error side needs numpy (a widget must import without numpy).
 """
 from typing import Any
 
-from .. import _check, generations, hardware, models, planner, units
+from .. import _check, generations, hardware, models, planner, quant_storage, units
 from ..i18n import t
 from .panel import Control, Panel, Result, snap
 
 _BW_MIN, _BW_STEP = 0.5, 0.1
+_W_BITS = (quant_storage.storage_format("int4_g128_z4").bits_per_param,
+           quant_storage.storage_format("mxfp4").bits_per_param,
+           quant_storage.storage_format("nvfp4").bits_per_param, 8.0, 16.0)
 
 CONTROLS = (
-    Control("model", "ch9_w_model", int, 3, 0, len(models.SHAPES) - 1, 1),
-    Control.choice("weight_bits", "ch9_w_weight_bits", (4.25, 4.5, 8.0, 16.0), 8.0),
+    Control.named("model", "ch9_w_model", tuple(f"w_model_{k}" for k in models.SHAPES), 3),
+    # the weight formats by their bits per weight, scales and zero points included (quant_storage)
+    Control("weight_bits", "ch9_w_weight_bits", float, 8.0, _W_BITS[0], _W_BITS[-1], 1, _W_BITS,
+            names=("w_opt_gptq", "w_opt_mxfp4", "w_opt_nvfp4", "w_opt_fp8_w", "w_opt_bf16_w")),
     Control.choice("kv_bits", "ch9_w_kv_bits", (4, 8, 16), 16),
     Control("context", "ch9_w_context", int, 4096, 512, 131072, 512),
     Control("batch", "ch9_w_batch", int, 16, 1, 512, 1),

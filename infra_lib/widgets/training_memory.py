@@ -18,7 +18,8 @@ CONTROLS = (
     Control("params_b", "ch7_w_params_b", float, 8, 1, 400, 1, aliases=("params",)),
     Control("stage", "ch7_w_stage", int, 1, 0, 3, 1),   # ZeRO-1: the data-parallel degree matters
     Control.choice("dp", "ch7_w_dp", (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), 8, aliases=("shards",)),
-    Control("recompute", "ch7_w_recompute", int, 0, 0, 2, 1),
+    Control.named("recompute", "ch7_w_recompute", ("w_opt_recompute_none", "w_opt_recompute_selective",
+                                                   "w_opt_recompute_full"), 0),
     Control.choice("seq", "ch7_w_seq", (1024, 2048, 4096, 8192, 16384, 32768), 4096),
 )
 
