@@ -398,7 +398,9 @@ def _problem(value: object, hint: object, where: str) -> tuple[str, type[Excepti
         if not isinstance(value, origin):
             return f"{where} must be a {origin.__name__}, got {_show(value)} ({type(value).__name__})", TypeError
         if issubclass(origin, Mapping) and len(args) == 2:
-            for k, v in value.items():          # type: ignore[attr-defined]
+            # a mapping that records what is read (the registry's specs) offers its items quietly
+            quiet = getattr(value, "_quiet_items", None)
+            for k, v in (quiet() if quiet is not None else value.items()):   # type: ignore[attr-defined]
                 p = _problem(k, args[0], f"{where} key {_show(k)}") or _problem(v, args[1], f"{where}[{k!r}]")
                 if p:
                     return p

@@ -6,7 +6,9 @@ output itself, in myst-nb's format, rather than calling ``myst_nb.glue``: import
 ``myst_nb.ext.glue`` loads Sphinx and docutils, 2-3 s in every kernel, for three lines of
 IPython. ``tests/test_glue.py`` checks that both write the same output. A reader who runs a
 chapter in plain Jupyter, without myst-nb, gets the stand-in: it keeps the value in :data:`GLUED`
-(to look at after a run) and shows it only when ``display=True``. Nothing else in the chapter changes.
+(to look at after a run) and shows it only when ``display=True``, or when it is a figure (the page
+shows a figure glued with ``display=False`` through ``{glue:figure}``, so a reader who runs the
+notebook sees it under the cell that drew it). Nothing else in the chapter changes.
 :data:`FOR_MYST_NB` says which of the two a process gets (``glue_snapshot.py`` turns it off to
 collect a chapter's values in :data:`GLUED`).
 """
@@ -26,12 +28,17 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
         _publish(name, variable, display)
         return
     GLUED[name] = variable
-    if display:
+    if display or _is_figure(variable):
         try:
             from IPython.display import display as show
             show(variable)
         except ImportError:
             print(f"{name} = {variable!r}")
+
+
+def _is_figure(variable: Any) -> bool:
+    """A matplotlib figure (checked by its class, so that gluing a number never imports matplotlib)."""
+    return any(c.__module__ == "matplotlib.figure" and c.__name__ == "Figure" for c in type(variable).__mro__)
 
 
 def _publish(name: str, variable: Any, display: bool) -> None:

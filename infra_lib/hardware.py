@@ -28,7 +28,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -72,7 +72,7 @@ UNITS = frozenset({
     "x (ratio to the predecessor process)",
 })
 
-_SOURCE_FIELDS = {"title": True, "date": True, "publisher": True, "url": False, "note": False}
+_SOURCE_FIELDS = {"title": True, "date": True, "publisher": True, "url": False, "note": False, "title_zh": False}
 _ENTRY_FIELDS = {"name": True, "short_name": False, "product_name": False, "category": True, "family": False,
                  "vendor": False, "year": False, "compared": False, "note": False, "specs": True}
 _SPEC_FIELDS = {"value": True, "unit": True, "kind": True, "source": True, "where": True,
@@ -105,6 +105,7 @@ class Source:
     publisher: str = ""
     url: str = ""
     note: str = ""
+    title_zh: str = ""          # the course's own documents, titled for the Chinese edition
 
     def __post_init__(self) -> None:
         _check.fields(self)
@@ -180,6 +181,11 @@ class _SpecView(Mapping[str, Spec]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs
+
+    def _quiet_items(self) -> ItemsView[str, Spec]:
+        """The specs without recording their use: what checking the entry's fields reads
+        (:func:`infra_lib._check.fields`), which is not the page using them."""
+        return self._specs.items()
 
     def __repr__(self) -> str:
         return f"<specs of {self._device}: {', '.join(self._specs)}>"

@@ -86,18 +86,39 @@ def _md(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>{}|])", r"\\\1", text)
 
 
-def _line(use: SourceUse) -> str:
+OWN_PUBLISHER = "this course"      # the publisher of the course's own documents (assumptions, measurements)
+
+
+def _date(date: str, lang: str) -> str:
+    """A source's date as the page's language writes it: "accessed 2026" is "2026 年查阅" in Chinese."""
+    when = date.removeprefix("accessed ")
+    if lang != "en" and when != date and re.fullmatch(r"\d{4}", when):
+        return t("sources_accessed", lang, when=when)
+    return date
+
+
+def _line(use: SourceUse, lang: str = "en") -> str:
     s = use.source
-    title = f"[{_md(s.title)}]({s.url})" if s.url else _md(s.title)
-    who = f"{_md(s.publisher)}, " if s.publisher and s.publisher.lower() not in s.title.lower() else ""
-    return f"- {who}{title} ({_md(s.date)}): {'; '.join(_md(w) for w in use.wheres)}."
+    own = s.publisher == OWN_PUBLISHER
+    name = s.title_zh if lang == "zh" and s.title_zh else s.title
+    title = f"[{_md(name)}]({s.url})" if s.url else _md(name)
+    if own:
+        who = ""       # the title says whose it is ("This course, chapter 1 ...")
+    else:
+        who = f"{_md(s.publisher)}, " if s.publisher and s.publisher.lower() not in s.title.lower() else ""
+    wheres = [_md(w) for w in use.wheres]
+    if lang == "zh":       # Chinese punctuation around what may be English quotations
+        return f"- {who}{title}（{_md(_date(s.date, lang))}）：{'；'.join(wheres)}。"
+    return f"- {who}{title} ({_md(_date(s.date, lang))}): {'; '.join(wheres)}."
 
 
 def _run_line(run: str, lang: str) -> str:
     folder = measurements.DATA_DIR / run
     readme = folder / "README.md"
     title = run
-    if readme.exists():
+    if lang != "en":
+        title = t("sources_run_title", lang, run=run)          # the README's title is in English
+    elif readme.exists():
         first = readme.read_text(encoding="utf-8").splitlines()[0]
         title = first.lstrip("# ").strip() or run
     path = Path("infra_lib") / "data" / "measurements" / run
@@ -113,7 +134,7 @@ def markdown(lang: str, specs: Sequence[hardware.Spec] | None = None,
     runs = measurement_runs() if runs is None else list(runs)
     out: list[str] = []
     for label, _ in GROUPS:
-        lines = [_line(u) for u in uses if u.group == label]
+        lines = [_line(u, lang) for u in uses if u.group == label]
         if label == "sources_measured":
             lines += [_run_line(r, lang) for r in runs]
         if lines:

@@ -60,6 +60,8 @@ def test_the_pdf_holds_every_page_and_a_computed_number_of_each_chapter(strict_b
             missing.append(f"{page}: glued number {number!r}")
     assert not missing, missing
     assert "127.0.0.1" not in text
+    data = pdf.read_bytes()          # bookmarks: an outline with an entry per page at least (and the Info title)
+    assert b"/Outlines" in data and data.count(b"/Title") > len(pages(lang)), "the PDF has no bookmarks per chapter"
 
 
 @pytest.mark.parametrize("lang", EDITIONS)
@@ -73,10 +75,20 @@ def test_the_epub_passes_epubcheck_and_says_its_language(strict_build, lang):
         opf = z.read(next(n for n in z.namelist() if n.endswith(".opf"))).decode("utf-8")
         chapters = [n for n in z.namelist() if n.startswith(f"notebooks/{lang}/")]
     assert f"<dc:language>{'zh-CN' if lang == 'zh' else 'en'}</dc:language>" in opf
+    meta = dict(re.findall(r"<dc:(\w+)[^>]*>([^<]*)</dc:\1>", opf))
+    title = yaml.safe_load((ROOT / ("_config.yml" if lang == "en" else "book/zh/config-overrides.yml"))
+                           .read_text(encoding="utf-8")).get("title")
+    for field in ("title", "creator", "publisher", "contributor", "description", "rights", "identifier", "date"):
+        assert meta.get(field, "").strip() and meta[field] not in ("unknown", "Project name not set"), (field, meta)
+    assert not title or meta["title"] == title, meta["title"]
+    assert ".invalid" not in meta["identifier"] and "CC BY 4.0" in meta["rights"] and "MIT" in meta["rights"]
     spine = re.findall(r'<itemref idref="([^"]+)" />', opf)
     items = dict(re.findall(r'<item id="([^"]+)" href="([^"]+)"', opf))
     assert [items[i] for i in spine] == [p + ".xhtml" for p in pages(lang)]
     assert len(chapters) == sum(p.startswith("notebooks/") for p in pages(lang))
+    with zipfile.ZipFile(epub) as z:                 # no formula fell back to TeX drawn in red
+        red = [n for n in z.namelist() if n.endswith(".xhtml") and 'mathcolor="red"' in z.read(n).decode("utf-8")]
+    assert not red, f"formulas with TeX left over (drawn in red) in {red}"
 
 
 @pytest.mark.parametrize("lang", EDITIONS)

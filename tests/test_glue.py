@@ -24,6 +24,21 @@ def test_without_myst_nb_display_shows_the_value(no_myst_nb, capsys):
     assert "3.5" in capsys.readouterr().out
 
 
+def test_without_myst_nb_a_figure_is_shown_even_when_glued_silently(no_myst_nb, monkeypatch):
+    """The page shows a figure glued with display=False ({glue:figure}); a reader's run shows it too."""
+    import IPython.display
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append(a))
+    fig = Figure()
+    g.glue("ch9_fig", fig, display=False)
+    g.glue("ch9_n", 7, display=False)
+    assert g.GLUED == {"ch9_fig": fig, "ch9_n": 7}
+    assert shown == [(fig,)]
+
+
 @pytest.mark.parametrize("value, display", [(42, False), (3.5, True), ("H200", False),
                                             (np.float64(0.25), False), ([1, 2], True)])
 def test_with_myst_nb_the_output_is_what_myst_nb_glue_writes(monkeypatch, value, display):

@@ -37,7 +37,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, redirect_target,
-                         site_pages)
+                         site_pages, toc_pages)
 
 # Under `--dist loadfile` (make test) this file runs in one worker: one browser, each page loaded once.
 pytestmark = [pytest.mark.build, pytest.mark.site, pytest.mark.xdist_group("site")]
@@ -385,6 +385,25 @@ def test_html_lang(site, page):
     assert visit.html_lang == HTML_LANG[lang], f"{visit.where()}: <html lang={visit.html_lang!r}>, expected {HTML_LANG[lang]!r}"
 
 
+LICENCE = {"en": ("CC BY 4.0", "MIT licence", "The course authors", "as an issue"),
+           "zh": ("CC BY 4.0", "MIT 许可", "本课程作者", "issue")}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_footer_names_licence_authors_and_where_to_report(page):
+    """Every page says under which licence it may be reused, whose it is and how to report an error,
+    in its own language (read from the built file: the footer is static)."""
+    lang = lang_of(page)
+    require(lang)
+    target = redirect_target(page)                # Jupyter Book's index.html stub: the page it leads to
+    path = (SITE / page).parent / target if target else SITE / page
+    text = path.read_text(encoding="utf-8")
+    footer = text[text.find('class="course-licence"'):]
+    assert 'class="course-licence"' in text, f"{page}: no licence line in the footer"
+    missing = [w for w in LICENCE[lang] if w not in footer[:2000]]
+    assert not missing, f"{page}: the footer lacks {missing}"
+
+
 # --- phones: the chapter list and the page contents open --------------------------------------
 
 # Whether an element is drawn where a reader can see it: visible (CSS, opacity), with a box inside
@@ -466,6 +485,55 @@ def test_phone_buttons_open_chapter_list_and_page_contents(site, lang):
     assert not problems, f"{page_path} at {PHONE_WIDTH} px:\n  " + "\n  ".join(problems)
     assert not record.page_errors, f"{page_path}: uncaught JavaScript errors:\n  " + "\n  ".join(record.page_errors)
     assert not record.outside, f"{page_path}: requests outside 127.0.0.1: {record.outside}"
+
+
+PHONE_READING_JS = r"""
+() => {
+  const w = window.innerWidth, out = {hidden_numbers: [], figures: 0, unlinked: [], wide_tables: 0, unhinted: 0};
+  for (const eq of document.querySelectorAll('.bd-article div.math')) {
+    const no = eq.querySelector('.eqno');
+    if (!no) continue;
+    eq.scrollLeft = 0;
+    const r = no.getBoundingClientRect(), box = eq.getBoundingClientRect();
+    if (r.right > Math.min(box.right, w) + 1 || r.left < box.left - 1) out.hidden_numbers.push(no.textContent.trim());
+  }
+  for (const img of document.querySelectorAll('.bd-article figure img')) {
+    out.figures += 1;
+    const a = img.closest('a');
+    if (!a || !a.getAttribute('href') || !/\.(png|svg|jpe?g)$/.test(a.getAttribute('href'))) out.unlinked.push(img.getAttribute('src'));
+  }
+  for (const t of document.querySelectorAll('.bd-article .pst-scrollable-table-container')) {
+    if (t.scrollWidth <= t.clientWidth + 1) continue;
+    out.wide_tables += 1;
+    const hint = t.previousElementSibling;
+    if (!hint || !hint.classList.contains('course-scroll-hint')) out.unhinted += 1;
+  }
+  return out;
+}
+"""
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_phone_reading_equation_numbers_figures_tables(site, lang):
+    """At 390 px, on the chapter with the most formulas and tables (6): every equation's number is in
+    view even when its formula scrolls, every figure links to its full-size image, and every table
+    wider than the screen says that it scrolls."""
+    require(lang)
+    page_path = f"{lang}/notebooks/{lang}/06_performance.html"
+    record = Visit(page=page_path, url=site.server.url(page_path))
+    context = site.new_context(record, **PHONE)
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
+        page.goto(record.url, wait_until="load")
+        found = page.evaluate(PHONE_READING_JS)
+    finally:
+        context.close()
+    assert found["figures"] > 0, f"{page_path}: no figure found"
+    assert not found["hidden_numbers"], f"{page_path}: equation numbers out of view at {PHONE_WIDTH} px: {found['hidden_numbers']}"
+    assert not found["unlinked"], f"{page_path}: figures without a link to the full-size image: {found['unlinked']}"
+    assert found["unhinted"] == 0, f"{page_path}: {found['unhinted']} of {found['wide_tables']} wide tables do not say they scroll"
+    assert not record.page_errors, record.page_errors
 
 
 # --- search, inserted numbers, landing page ---------------------------------------------------
@@ -561,3 +629,21 @@ def test_landing_links_to_edition(site, lang):
     edition = loaded(site, f"{lang}/index.html")
     assert site.path_of(edition.final_url).startswith(f"{lang}/"), \
         f"{lang}/index.html leads out of its edition, to {edition.final_url}"
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_landing_maps_every_page_with_the_overviews_numbers(site, lang):
+    """The landing page links every page of the table of contents in each edition, and its headline
+    prints the overview's numbers as the overview prints them."""
+    require(lang)
+    landing = loaded(site, "index.html")
+    links = set(map(strip_fragment, landing.links))
+    home = (f"{lang}/index.html", f"{lang}/book/{lang}/index.html")     # the edition's home: the buttons above
+    missing = [p for p in toc_pages(lang) if p not in home and site.server.url(p) not in links]
+    assert not missing, f"index.html does not link {missing}"
+    overview = loaded(site, f"{lang}/notebooks/{lang}/00_overview.html")
+    headline = re.search(r"(\d+%)[^\n]*?(\d+\.\d) ms", landing.text if lang == "en" else
+                         landing.text[landing.text.find("在概览"):])
+    assert headline, "the landing page has no headline with the decode share and the step time"
+    for value in headline.groups():
+        assert value in overview.pasted, f"landing prints {value}, which the overview ({lang}) does not glue"

@@ -81,3 +81,42 @@ def test_nothing_read_says_so():
 
 def test_markup_in_registry_text_is_escaped():
     assert sources._md("a_b *c* [d] <e> `f`") == r"a\_b \*c\* \[d\] \<e\> \`f\`"
+
+
+def test_loading_the_registry_lists_nothing():
+    """A page resets usage before the registry is loaded: loading (and checking every entry's fields)
+    must not count as reading, or every page's Sources lists every document of the registry."""
+    import subprocess
+    import sys
+    code = ("from infra_lib import hardware, sources\n"
+            "sources.reset()\n"
+            "hardware.value('h100_sxm5', 'mem_bw_Bps')\n"
+            "print([(s.device, s.name) for s in hardware.used_specs()])\n"
+            "print([u.source.key for u in sources.documents()])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=prose.ROOT).stdout.splitlines()
+    assert out == ["[('h100_sxm5', 'mem_bw_Bps')]", "['h100_wp_v104']"], out
+
+
+def _every_spec():
+    return [s for e in hardware.registry().entries.values() for s in hardware._quietly(e.specs)]
+
+
+def test_chinese_sources_carry_no_generated_english():
+    """What the library writes around the documents is in the page's language: the course's own
+    documents by their Chinese titles, "accessed", the run's title, and Chinese punctuation."""
+    md = sources.markdown("zh", _every_spec(), [measurements.RUN])
+    for english in ("accessed", "This course", "this course", "teaching assumptions", "Measurements on"):
+        assert english not in md, (english, [line for line in md.splitlines() if english in line][:2])
+    lines = [line for line in md.splitlines() if line.startswith("- ") and "`infra_lib" not in line]
+    assert lines and all("）：" in line and line.endswith("。") for line in lines), lines[:2]
+    en = sources.markdown("en", _every_spec(), [measurements.RUN])
+    assert "accessed 2026" in en and "Measurements on" in en
+
+
+def test_locations_hold_no_notes_for_authors():
+    """A spec's ``where`` is printed in every page's Sources: notes for the course's authors (the fact
+    sheet's sections, what was not read) go in its caveats."""
+    notes = [f"{s.device}.{s.name}: {s.where}" for s in _every_spec()
+             if re.search(r"facts\.md|was not read|not read for", s.where)]
+    assert notes == [], notes

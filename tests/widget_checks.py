@@ -22,6 +22,8 @@ def assert_names_control(markup, panel, lang, name, values=None):
     if lang == "zh":
         for c in panel.controls:
             text = text.replace(t(c.label, lang), "")
+            for key in c.names:                   # the names of a drop-down's options (models keep their names)
+                text = text.replace(t(key, lang), "")
         for v in (values or {}).values():
             text = text.replace(repr(v), "")
         assert not re.search(r"[A-Za-z]{3,}", text), markup
@@ -34,7 +36,8 @@ def expected_reason(panel, lang, name, value, library_reason):
     from infra_lib.widgets.panel import _format_value
     c = panel.control(name)
     if c.options and value not in c.options and isinstance(value, (int, float)) and math.isfinite(value):
-        return t("w_err_option", lang, options=", ".join(_format_value(o) for o in c.options))
+        return t("w_err_option", lang, options=", ".join(
+            f"{_format_value(o)} ({c.option_text(o, lang)})" if c.names else _format_value(o) for o in c.options))
     if not c.options and isinstance(value, (int, float)) and math.isfinite(value) and not c.min <= value <= c.max:
         return t("w_err_range", lang, low=_format_value(c.min), high=_format_value(c.max))
     return library_reason

@@ -12,3 +12,37 @@
     DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
   }
 })();
+// Every figure is a link to its full-size image: on a phone a figure is shrunk to the screen's width,
+// and the reader opens it to zoom in. Added once the page is parsed (this file runs in <head>).
+document.addEventListener("DOMContentLoaded", function () {
+  var zh = (document.documentElement.lang || "").indexOf("zh") === 0;
+  var title = zh ? "点击查看原尺寸图片" : "Open the full-size image";
+  document.querySelectorAll(".bd-article figure img, .bd-article .cell_output img").forEach(function (img) {
+    if (img.closest("a")) return;
+    var link = document.createElement("a");
+    link.href = img.getAttribute("src");
+    link.className = "course-zoom";
+    link.title = title;
+    img.parentNode.insertBefore(link, img);
+    link.appendChild(img);
+  });
+  // A table wider than its column scrolls inside its box: say so above it, and only then.
+  var hint = zh ? "表格可以左右滑动 ⇆" : "This table scrolls sideways ⇆";
+  function hints() {
+    document.querySelectorAll(".bd-article .pst-scrollable-table-container").forEach(function (box) {
+      var before = box.previousElementSibling;
+      var has = before && before.classList.contains("course-scroll-hint");
+      var wide = box.scrollWidth > box.clientWidth + 1;
+      if (wide && !has) {
+        var p = document.createElement("p");
+        p.className = "course-scroll-hint";
+        p.textContent = hint;
+        box.parentNode.insertBefore(p, box);
+      } else if (!wide && has) {
+        before.remove();
+      }
+    });
+  }
+  hints();
+  window.addEventListener("resize", hints);
+});

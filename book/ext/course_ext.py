@@ -111,12 +111,12 @@ def alt_from_caption(app, doctree, docname):
 LIVE = {
     "en": ("Run it live in your browser: ", "open this chapter's sliders",
            " in a notebook that ships with this site (JupyterLite). Python runs in your browser tab "
-           "(Pyodide) and nothing is loaded from outside this site; press ▶▶ to run the notebook, "
+           "(Pyodide) and nothing is loaded from outside this site; choose Run → Run All Cells in its menu, "
            "then move the sliders. This works only when the site is served over HTTP (",
            "make serve", " or any web server), not when its files are opened directly from disk."),
     "zh": ("在浏览器里直接运行：", "打开本章的滑块",
            "。它是随本站发布的 notebook（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
-           "不从本站以外加载任何东西；按 ▶▶ 运行 notebook，再拖动滑块。这要求本站通过 HTTP 访问（",
+           "不从本站以外加载任何东西；在它的菜单里选 Run → Run All Cells，再拖动滑块。这要求本站通过 HTTP 访问（",
            "make serve", " 或任何 Web 服务器），直接从磁盘打开网页文件时用不了。"),
 }
 
@@ -124,13 +124,13 @@ LIVE = {
 LIVE_REVIEW = {
     "en": ("Run it live in your browser: ", "open the answer checker",
            " in a notebook that ships with this site (JupyterLite). Python runs in your browser tab "
-           "(Pyodide) and nothing is loaded from outside this site; press ▶▶ to run the notebook, "
+           "(Pyodide) and nothing is loaded from outside this site; choose Run → Run All Cells in its menu, "
            "then type your answers; your score is kept in this browser. This works only when the site is "
            "served over HTTP (", "make serve", " or any web server), not when its files are opened directly "
            "from disk."),
     "zh": ("在浏览器里直接运行：", "打开答案检查器",
            "。它是随本站发布的 notebook（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
-           "不从本站以外加载任何东西；按 ▶▶ 运行 notebook，再输入答案，得分保存在这个浏览器里。"
+           "不从本站以外加载任何东西；在它的菜单里选 Run → Run All Cells，再输入答案，得分保存在这个浏览器里。"
            "这要求本站通过 HTTP 访问（", "make serve", " 或任何 Web 服务器），直接从磁盘打开网页文件时用不了。"),
 }
 

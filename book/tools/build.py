@@ -301,17 +301,19 @@ def drop_repeated_inline_scripts(html_dir):
 
 
 def copy_notebook_downloads():
-    """Each chapter's executed .ipynb beside its page, for the page's download link."""
+    """Each chapter's readable notebook (book/ext/reader_notebook.py: the page's prose as plain
+    Markdown, its figures as outputs, its code runnable) beside its page, for the page's .ipynb
+    download; the same files as the zip's (bundle.reader_notebooks)."""
     for lang in EDITIONS:
-        for nb in bundle.executed_notebooks(BUILD, lang):
+        for nb in bundle.reader_notebooks(BUILD, lang):
             target = SITE / lang / "notebooks" / lang / nb.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(nb, target)
 
 
 def write_landing_page():
-    SITE.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "book" / "landing.html", SITE / "index.html")
+    import landing  # book/tools
+    landing.write()
 
 
 def main(argv=None):

@@ -31,6 +31,31 @@ from mathml import MATH, tex_to_mathml  # book/tools/mathml.py: the same convert
 LANG_TAG = {"en": "en", "zh": "zh-CN"}
 
 
+DESCRIPTION = {
+    "en": ("A reader types a question into a chat box; this course follows where those seconds go, from the "
+           "fab and the HBM stacks through the CPU, the GPU, CUDA and the roofline, the framework layer and the "
+           "cluster scheduler, back up to the product, and then shows what quantization buys. Every number is "
+           "computed by the course's library from sourced data."),
+    "zh": ("用户在聊天框里问了一句话：这门课追踪那几秒钟花在了哪里，从晶圆厂和 HBM 出发，经过 CPU、GPU、CUDA 与屋顶线、"
+           "框架层和集群调度，再回到产品，最后讲量化能换来什么。书中每个数字都由课程的库从标注了来源的数据算出。"),
+}
+RIGHTS = {"en": "© {year} {author}. Text under CC BY 4.0, code under the MIT licence.",
+          "zh": "© {year} {author}。正文采用 CC BY 4.0 许可，代码采用 MIT 许可。"}
+AUTHOR = {"en": None, "zh": "本课程作者"}      # None: the config's author
+
+
+def metadata(config, lang):
+    """The EPUB's Dublin Core fields from the edition's config: title, authors, description, rights,
+    and a stable identifier (a UUID named for the course and the edition, the same on every build)."""
+    import uuid
+    title = config.get("title") or sys.exit("[epub] the edition's config has no title")
+    author = AUTHOR[lang] or config.get("author") or sys.exit("[epub] the config has no author")
+    rights = RIGHTS[lang].format(year=config.get("copyright", ""), author=author)
+    return {"project": title, "epub_title": title, "epub_author": author, "epub_publisher": author,
+            "epub_contributor": author, "epub_copyright": rights, "epub_description": DESCRIPTION[lang],
+            "epub_scheme": "uuid", "epub_identifier": f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{NAME}/{lang}')}"}
+
+
 def epub_path(lang):
     return SITE / "downloads" / f"{NAME}-{lang}.epub"
 
@@ -39,9 +64,8 @@ def sphinx_epub(lang):
     """Run Sphinx's epub builder for one edition; returns the raw .epub file."""
     config, toc = edition_config(lang)
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
-    sphinx.update({"epub_basename": f"{NAME}-{lang}", "version": "1.0", "epub_scheme": "URL",
-                   "epub_identifier": f"https://{NAME}.invalid/{lang}/",
-                   "nb_remove_code_source": True, "epub_show_urls": "no"})
+    sphinx.update({"epub_basename": f"{NAME}-{lang}", "version": "1.0",
+                   "nb_remove_code_source": True, "epub_show_urls": "no", **metadata(config, lang)})
     out = BUILD / f"epub-{lang}"
     shutil.rmtree(out, ignore_errors=True)      # Sphinx would keep the pages of chapters since removed
     cfg, toc_path = BUILD / f"epub-{lang}.config.yml", BUILD / f"epub-{lang}.toc.yml"
@@ -62,8 +86,17 @@ def sphinx_epub(lang):
 def math_to_mathml(text):
     """Replace MathJax's TeX spans (\\(...\\), \\[...\\], $$...$$) with MathML; returns (text, count)."""
     found = []
+    numbers = []
     for m in MATH.finditer(text):
-        tex = html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).strip()
+        inner = m.group(2)
+        # a numbered formula: Sphinx writes <span class="eqno">(3.1)<a class="headerlink">...</a></span>
+        # before the TeX; the number is kept beside the MathML, not fed to TeX (it drew "\[" in red)
+        eqno = re.search(r'<span class="eqno">(.*?)</span>', inner, re.S)
+        numbers.append(html.unescape(re.sub(r"<[^>]+>", "", re.sub(r'<a class="headerlink".*?</a>', "", eqno.group(1),
+                                                                    flags=re.S))).strip() if eqno else "")
+        if eqno:
+            inner = inner[:eqno.start()] + inner[eqno.end():]
+        tex = html.unescape(re.sub(r"<[^>]+>", "", inner)).strip()
         display = m.group(1) == "div" or tex.startswith(("\\[", "$$"))
         for a, b in (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$")):
             if tex.startswith(a) and tex.endswith(b):
@@ -71,10 +104,12 @@ def math_to_mathml(text):
                 break
         found.append((m, tex.strip(), display))
     mml = tex_to_mathml([(tex, display) for _, tex, display in found])
-    for (m, _, _), xml in reversed(list(zip(found, mml))):
+    for (m, _, _), xml, number in reversed(list(zip(found, mml, numbers))):
         anchor = re.search(r' id="([^"]+)"', m.group(0)[:m.group(0).index(">")])   # (eq-...) links land here
         if anchor:
             xml = xml.replace("<math ", f'<math id="{anchor.group(1)}" ', 1)
+        if number:
+            xml = f'<p class="eqno" style="text-align: right; margin: 0">{html.escape(number)}</p>' + xml
         text = text[:m.start()] + xml + text[m.end():]
     return text, len(found)
 

@@ -63,29 +63,29 @@ WIDGET_IMPORT = re.compile(r"^\s*from\s+infra_lib\.widgets(\.\w+)?\s+import\b|^\
 INTRO = {
     "en": ("# {title}\n\n"
            "**Live**: Python runs in this browser tab (Pyodide), and every file it needs comes from this "
-           "site. Python takes a while to start the first time: when the circle after **Python (Pyodide)** "
-           "at the top right is empty, run all cells (**Run → Run All Cells**, or ▶▶ in the toolbar) and "
-           "move the sliders. The results are computed by the course's library, `infra_lib`, as in the "
-           "chapter. Changes are kept in this browser only."),
+           "site. Choose **Run → Run All Cells** in the menu bar at the top; the first start of Python takes "
+           "a while, and the sliders appear under the last cell once it has run. Move them: the results are "
+           "computed by the course's library, `infra_lib`, as in the chapter. A value typed into a slider's "
+           "box outside its range is set to the nearest end of the range. Changes are kept in this browser only."),
     "zh": ("# {title}\n\n"
            "**在线运行**：Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
-           "第一次启动 Python 要等一会儿：右上角 **Python (Pyodide)** 后面的圆圈变空时，运行全部单元"
-           "（**Run → Run All Cells**，或工具栏里的 ▶▶），再拖动滑块。结果由课程的库 `infra_lib` 计算，"
-           "和正文一样。改动只保存在这个浏览器里。"),
+           "在顶部菜单栏选 **Run → Run All Cells**；第一次启动 Python 要等一会儿，最后一个单元运行完，滑块就出现在它下面。"
+           "拖动滑块，结果由课程的库 `infra_lib` 计算，和正文一样。在滑块的输入框里键入超出范围的值，"
+           "会被设成范围里最近的那一端。改动只保存在这个浏览器里。"),
 }
 
 
 INTRO_REVIEW = {
     "en": ("# {title}\n\n"
            "**Live**: Python runs in this browser tab (Pyodide), and every file it needs comes from this "
-           "site. Python takes a while to start the first time: when the circle after **Python (Pyodide)** "
-           "at the top right is empty, run all cells (**Run → Run All Cells**, or ▶▶ in the toolbar). Type an "
-           "answer under a question and press **Check**. Your score and the questions you answered are kept "
-           "in this browser (the file `review-progress.json` beside this notebook)."),
+           "site. Choose **Run → Run All Cells** in the menu bar at the top; the first start of Python takes "
+           "a while. Press **Try it** under a question, type an answer and press **Check**. Your score and "
+           "the questions you answered are kept in this browser (the file `review-progress.json` beside "
+           "this notebook)."),
     "zh": ("# {title}\n\n"
            "**在线运行**：Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
-           "第一次启动 Python 要等一会儿：右上角 **Python (Pyodide)** 后面的圆圈变空时，运行全部单元"
-           "（**Run → Run All Cells**，或工具栏里的 ▶▶）。在题目下面输入答案，点 **检查答案**。"
+           "在顶部菜单栏选 **Run → Run All Cells**；第一次启动 Python 要等一会儿。"
+           "点题目下面的 **作答**，输入答案，再点 **检查答案**。"
            "你的得分和答过哪些题保存在这个浏览器里（本 notebook 旁边的文件 `review-progress.json`）。"),
 }
 

@@ -95,8 +95,10 @@ def make_pdf(lang, playwright):
         page.emulate_media(media="print")
         path = pdf_path(lang)
         path.parent.mkdir(parents=True, exist_ok=True)
+        # outline: bookmarks from the headings (each chapter and its sections); tagged: a structured PDF
         page.pdf(path=str(path), format="A4", print_background=True, prefer_css_page_size=True,
-                 display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
+                 display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
+                 outline=True, tagged=True)
         return path, count
     finally:
         browser.close()

@@ -11,11 +11,18 @@ from .panel import Control, Panel, Result
 
 GOAL = 0.05
 
+# the names of decode_model's sources, in its order (a source added there without a name here is an
+# error on import: Control.named checks one name per option)
+BANDWIDTH_NAMES = {"skinny": "w_opt_bw_skinny", "copy": "w_opt_bw_copy", "read": "w_opt_bw_read",
+                   "datasheet": "w_opt_datasheet"}
+COMPUTE_NAMES = {"matmul": "w_opt_fl_matmul", "matmul_8192": "w_opt_fl_8192", "datasheet": "w_opt_datasheet"}
+_bw = tuple(BANDWIDTH_NAMES[s] for s in decode_model.WEIGHT_SOURCES)
+
 CONTROLS = (
-    Control("weights", "ch6_w_weights", int, 0, 0, len(decode_model.WEIGHT_SOURCES) - 1, 1),
-    Control("kv", "ch6_w_kv", int, 1, 0, len(decode_model.WEIGHT_SOURCES) - 1, 1),
-    Control("compute", "ch6_w_compute", int, 0, 0, len(decode_model.COMPUTE_SOURCES) - 1, 1),
-    Control("overlap", "ch6_w_overlap", int, 0, 0, 1, 1),
+    Control.named("weights", "ch6_w_weights", _bw, 0),
+    Control.named("kv", "ch6_w_kv", _bw, 1),
+    Control.named("compute", "ch6_w_compute", tuple(COMPUTE_NAMES[s] for s in decode_model.COMPUTE_SOURCES), 0),
+    Control.named("overlap", "ch6_w_overlap", ("w_opt_kv_after", "w_opt_kv_overlap"), 0),
 )
 
 

@@ -81,7 +81,9 @@ class Control:
     ``min + k x step``.
 
     ``options``: the control takes only these values (a selection slider); use
-    :meth:`Control.choice`. ``below``: the name of another control this one must stay below;
+    :meth:`Control.choice`. ``names``: a label key for each option, for a control whose values
+    are categories (which model, which measurement): it is a drop-down of those names, not a
+    slider of numbers whose meaning only a label could give; use :meth:`Control.named`. ``below``: the name of another control this one must stay below;
     its maximum follows that control's value, one step under it. ``aliases``: the library's
     names for the same quantity (``mem_bw_Bps`` for a ``bw_TBps`` slider), so that an error the
     library raises about it names this control.
@@ -96,9 +98,16 @@ class Control:
     options: tuple[Number, ...] = ()
     below: str | None = None
     aliases: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check.fields(self)
+        if self.names:
+            if len(self.names) != len(self.options):
+                raise ValueError(f"control {self.name}: {len(self.names)} names for {len(self.options)} options; "
+                                 f"give one label key per option")
+            for key in self.names:
+                t(key, "en")       # an unknown label key is an error here, naming the key
         if self.kind not in (int, float):
             raise TypeError(f"control {self.name}: kind must be int or float, got {self.kind!r}")
         bounds = (self.default, self.min, self.max, self.step)
@@ -123,6 +132,22 @@ class Control:
         """A control that takes one of a few values (bytes per load: 2, 4, 8 or 16)."""
         kind = int if all(isinstance(o, int) for o in options) else float
         return cls(name, label, kind, default, min(options), max(options), 1, tuple(options), aliases=aliases)
+
+    @classmethod
+    def named(cls, name: str, label: str, names: tuple[str, ...], default: int,
+              aliases: tuple[str, ...] = ()) -> Control:
+        """A control over categories 0, 1, ... shown by their names (label keys): the summary
+        receives the position, the reader picks a name from a drop-down."""
+        options = tuple(range(len(names)))
+        return cls(name, label, int, default, 0, max(len(names) - 1, 0), 1, options, aliases=aliases, names=tuple(names))
+
+    def option_text(self, value: Number, lang: str) -> str:
+        """What the reader sees for ``value``: its name for a named control, else the number."""
+        _check.choice("lang", lang, LANGUAGES)
+        _check.number("value", value, "(the control's unit)")
+        if self.names and value in self.options:
+            return t(self.names[self.options.index(value)], lang)
+        return _format_value(value)
 
     def values(self) -> tuple[Number, ...]:
         """Minimum, a middle value on the grid, maximum: what the tests drive each control to."""
@@ -280,7 +305,9 @@ class Panel:
                 if c.kind is int and not float(v).is_integer():  # type: ignore[arg-type,unused-ignore]
                     raise InputError(c.name, "w_err_whole")
                 if c.options and v not in c.options:
-                    raise InputError(c.name, "w_err_option", options=", ".join(_format_value(o) for o in c.options))
+                    raise InputError(c.name, "w_err_option", options=", ".join(
+                        f"{_format_value(o)} ({c.option_text(o, lang)})" if c.names else _format_value(o)
+                        for o in c.options))
                 if not c.min <= v <= c.max:                     # type: ignore[operator,unused-ignore]
                     raise InputError(c.name, "w_err_range", low=_format_value(c.min), high=_format_value(c.max))
             result = self.summary(lang, **values)
@@ -340,8 +367,13 @@ class Panel:
         style = {"description_width": DESCRIPTION_WIDTH}
         sliders: dict[str, Any] = {}
         for c in self.controls:
-            common = dict(description=t(c.label, lang), style=style, layout=w.Layout(width=SLIDER_WIDTH))
-            if c.options:
+            # the full label as a tooltip too: a label longer than its column is cut on screen
+            common = dict(description=t(c.label, lang), tooltip=t(c.label, lang), style=style,
+                          layout=w.Layout(width="100%", max_width=SLIDER_WIDTH))
+            if c.names:
+                sliders[c.name] = w.Dropdown(options=[(c.option_text(o, lang), o) for o in c.options],
+                                             value=c.default, **common)
+            elif c.options:
                 sliders[c.name] = w.SelectionSlider(options=list(c.options), value=c.default, **common)
             elif c.kind is int:
                 sliders[c.name] = w.IntSlider(value=int(c.default), min=int(c.min), max=int(c.max),

@@ -37,8 +37,9 @@ def gpu_memory_range_gb() -> tuple[int, int]:
 
 
 CONTROLS = (
-    Control("model", "ch4_w_model", int, 3, 0, len(models.SHAPES) - 1, 1),
-    Control.choice("bytes_per_param", "ch4_w_bytes", (0.5, 1.0, 2.0), 2.0),
+    Control.named("model", "ch4_w_model", tuple(f"w_model_{k}" for k in models.SHAPES), 3),
+    Control("bytes_per_param", "ch4_w_bytes", float, 2.0, 0.5, 2.0, 1, (0.5, 1.0, 2.0),
+            names=("w_opt_int4", "w_opt_fp8", "w_opt_bf16")),
     Control("gpu_mem_gb", "ch4_w_mem", int, round(hardware.usable_memory_B(DEFAULT_GPU).value_B / units.GB),
             *gpu_memory_range_gb(), 1),
     Control("batch", "ch4_w_batch", int, 1, 1, 512, 1),

@@ -1,0 +1,229 @@
+"""The notebooks a reader downloads (the page's .ipynb button and the course zip) read like the page.
+
+book/ext/reader_notebook.py writes them from each chapter's resolved doctree. The first tests feed
+its ``convert`` a small page made here (no build); the ``build`` tests read what the strict build
+wrote: every chapter of both editions (of course.TOC, so COURSE_TOC=... COURSE_BUILD_DIR=...
+COURSE_SITE_PREBUILT=1 checks a private build of some pages).
+"""
+import base64
+import hashlib
+import html
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from docutils import nodes
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Parser
+from docutils.utils import new_document
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "ext"))
+import reader_notebook  # noqa: E402
+
+from course import BUILD, EDITIONS, NAME, SITE, TOC, toc_docs  # noqa: E402  (book/tools)
+
+# What plain Jupyter would show as MyST source: roles, directives, labels, glue placeholders.
+MYST_LEFT = re.compile(r"\{glue|\{cite|\{eq\}|\{numref\}|\{ref\}|\{doc\}|\{term\}|\{prf:|```\{|:::\{|^\s*\([\w-]+\)=\s*$"
+                       r"|^:(label|class|name|filter|tags):", re.M)
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"figure bytes").decode()
+
+
+# --- convert, on a page made here ------------------------------------------------------------------
+
+def small_page():
+    """A resolved page as Sphinx hands it over: a section with glued text, a numbered equation,
+    a reference to it, a code cell that glues a figure, the figure, an exercise box and a solution."""
+    doc = new_document("page", get_default_settings(Parser))
+    section = nodes.section(ids=["start"])
+    section += nodes.title("", "A chapter")
+    para = nodes.paragraph()
+    para += nodes.Text("The mean error is ")
+    para += nodes.inline("", "4.7%", classes=["pasted-text"])
+    para += nodes.Text(" (see ")
+    para += nodes.reference("", "Eq. (6.3)", refid="equation-eq-x", internal=True)
+    para += nodes.Text("; ")
+    para += nodes.reference("", "Smith et al., 2020", refid="id7", internal=True)
+    para += nodes.Text("), cost $2 * n_a.")
+    section += para
+    section += nodes.math_block("x = 2", "x = 2", ids=["equation-eq-x"], label="eq-x", number=3, nowrap=False)
+    cell = nodes.container(nb_element="cell_code", cell_index=1, classes=["cell", "tag_hide-input"])
+    section += cell
+    image = nodes.image(uri="../../jupyter_execute/" + hashlib.sha256(base64.b64decode(PNG)).hexdigest() + ".png")
+    figure = nodes.figure("", image, ids=["fig-x"])
+    figure += nodes.caption("", "Measured and predicted.")
+    section += figure
+    box = nodes.admonition("", classes=["tip"])
+    box += nodes.title("", "Try it")
+    box += nodes.paragraph("", "Move a slider.")
+    section += box
+    section += nodes.container(nb_element="cell_code", cell_index=3, classes=["cell", "tag_remove-output"])
+    doc += section
+    executed = {"metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                "cells": [{"cell_type": "code", "source": "LANG = 'en'", "metadata": {"tags": ["remove-cell"]},
+                           "outputs": [], "execution_count": 1},
+                          {"cell_type": "code", "source": 'glue("ch6_fig_x", fig, display=False)',
+                           "metadata": {"tags": ["hide-input"]}, "outputs": [], "execution_count": 2},
+                          {"cell_type": "markdown", "source": "{glue:text}`ch6_mae:.1%`", "metadata": {}},
+                          {"cell_type": "code", "source": "explore(LANG)",
+                           "metadata": {"tags": ["remove-output", "skip-execution"]}, "outputs": [],
+                           "execution_count": None}]}
+    glue = {"ch6_fig_x": {"output_type": "display_data", "metadata": {"scrapbook": {"name": "ch6_fig_x"}},
+                          "data": {"image/png": PNG, "text/plain": "<Figure>"}},
+            "ch6_mae": {"output_type": "display_data", "metadata": {}, "data": {"text/plain": "0.047"}}}
+    return doc, executed, glue
+
+
+def converted():
+    doc, executed, glue = small_page()
+    return reader_notebook.convert(doc, executed, glue, docname="notebooks/en/06_x", lang="en",
+                                   fignumbers={"figure": {"fig-x": (6, 2)}, "displaymath": {"equation-eq-x": (6, 3)}},
+                                   numfig_format={"figure": "Fig. %s"})
+
+
+def test_the_prose_is_the_pages_text_as_markdown():
+    nb = converted()
+    nbformat.validate(nb)
+    md = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert md.startswith("# A chapter")
+    assert "The mean error is 4.7% (see Eq. (6.3); Smith et al., 2020)" in md
+    assert r"cost \$2 \* n\_a." in md                  # a dollar, a star, an underscore shown as typed
+    assert "$$\nx = 2 \\tag{6.3}\n$$" in md
+    assert "**Fig. 6.2** Measured and predicted." in md
+    assert "> **Try it**\n>\n> Move a slider." in md
+    assert not MYST_LEFT.search(md)
+
+
+def test_every_code_cell_runs_in_order_and_hidden_input_is_collapsed():
+    nb = converted()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.source for c in code] == ["LANG = 'en'", 'glue("ch6_fig_x", fig, display=False)', "explore(LANG)"]
+    removed, glued, widget = code
+    assert removed.metadata["jupyter"]["source_hidden"] is True      # not on the page, still run
+    assert glued.metadata["jupyter"]["source_hidden"] is True        # hide-input
+    assert "jupyter" not in widget.metadata and widget.outputs == []  # the widget cell: shown, ready to run
+
+
+def test_a_glued_figure_is_an_image_output_of_the_cell_that_glued_it():
+    nb = converted()
+    glued = [c for c in nb.cells if c.cell_type == "code"][1]
+    images = [o for o in glued.outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1 and images[0]["data"]["image/png"] == PNG
+    assert images[0]["output_type"] == "display_data"
+    md_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "Fig. 6.2" in c.source]
+    assert md_cells and nb.cells.index(glued) < md_cells[0]      # the figure, then its caption
+
+
+def test_a_figure_no_cell_glued_is_an_attachment():
+    doc, executed, glue = small_page()
+    executed["cells"][1]["source"] = "pass"
+    nb = reader_notebook.convert(doc, executed, glue, docname="notebooks/en/06_x", lang="en",
+                                 fignumbers={}, numfig_format={})
+    nbformat.validate(nb)
+    with_image = [c for c in nb.cells if c.cell_type == "markdown" and "attachment:" in c.source]
+    assert len(with_image) == 1 and list(with_image[0].attachments.values())[0]["image/png"] == PNG
+
+
+def test_solutions_and_dropdowns_fold():
+    doc = new_document("page", get_default_settings(Parser))
+    box = nodes.admonition("", classes=["dropdown"])
+    box += nodes.title("", "Why")
+    box += nodes.paragraph("", "Because.")
+    doc += box
+    nb = reader_notebook.convert(doc, {"cells": [], "metadata": {}}, {}, docname="p", lang="zh",
+                                 fignumbers={}, numfig_format={})
+    assert nb.cells[0].source == "<details>\n<summary>Why</summary>\n\nBecause.\n\n</details>"
+
+
+# --- what the strict build wrote ----------------------------------------------------------------
+
+def chapters(lang):
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
+    return [d.replace("/en/", f"/{lang}/") for d in toc_docs(toc) if d.startswith("notebooks/")]
+
+
+def downloaded(lang, docname):
+    return SITE / lang / f"{docname}.ipynb"
+
+
+def markdown_of(nb):
+    return "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def unescaped(md):
+    return re.sub(r"\\([\\*_`$~|])", r"\1", md).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def first_glued_number(page_html):
+    """The first number glued into the prose of a built page (as tests/test_downloads.py reads it)."""
+    body = page_html.split('<article class="bd-article"', 1)[-1]
+    for m in re.finditer(r'<span class="pasted-text">([^<]+)</span>', body):
+        text = html.unescape(m.group(1)).strip()
+        if re.search(r"\d", text):
+            return text
+    return None
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_every_downloaded_notebook_is_plain_jupyter_that_reads_like_its_page(strict_build, lang):
+    assert strict_build.returncode == 0, strict_build.summary()
+    problems = []
+    for docname in chapters(lang):
+        path = downloaded(lang, docname)
+        if not path.is_file():
+            problems.append(f"{docname}: no download at {path}")
+            continue
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        md = markdown_of(nb)
+        for m in MYST_LEFT.finditer(md):
+            line = md[md.rfind("\n", 0, m.start()) + 1: md.find("\n", m.end())]
+            problems.append(f"{docname}: MyST left in the Markdown: {line[:120]!r}")
+            break
+        built = (SITE / lang / f"{docname}.html").read_text(encoding="utf-8")
+        number = first_glued_number(built)
+        if number and number not in unescaped(md):
+            problems.append(f"{docname}: the page's first glued number {number!r} is not in the notebook's prose")
+        source = nbformat.read(BUILD / lang / "_build" / "jupyter_execute" / f"{docname}.ipynb", as_version=4)
+        code = [c.source for c in source.cells if c.cell_type == "code"]
+        if [c.source for c in nb.cells if c.cell_type == "code"] != code:
+            problems.append(f"{docname}: the code cells are not the chapter's, in its order")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_every_glued_figure_of_a_page_is_an_image_output_in_its_notebook(strict_build, lang):
+    assert strict_build.returncode == 0, strict_build.summary()
+    problems = []
+    for docname in chapters(lang):
+        md_source = (Path(ROOT) / f"{docname}.md").read_text(encoding="utf-8")
+        keys = re.findall(r"^```\{glue:figure\}\s+(\S+)", md_source, re.M)
+        glue = json.loads((BUILD / lang / "_build" / "jupyter_execute" / f"{docname}.glue.json").read_text(encoding="utf-8"))
+        nb = nbformat.read(downloaded(lang, docname), as_version=4)
+        shown = {o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                 if "image/png" in o.get("data", {})}
+        for key in keys:
+            if glue[key]["data"].get("image/png") not in shown:
+                problems.append(f"{docname}: figure {key} is not an image output of the notebook")
+        hidden = [c for c in nb.cells if c.cell_type == "code" and "hide-input" in c.metadata.get("tags", [])
+                  and not c.metadata.get("jupyter", {}).get("source_hidden")]
+        if hidden:
+            problems.append(f"{docname}: {len(hidden)} hide-input cell(s) without jupyter.source_hidden")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.build
+def test_the_zip_holds_the_same_readable_notebooks_as_the_pages(strict_build):
+    assert strict_build.returncode == 0, strict_build.summary()
+    with zipfile.ZipFile(SITE / "downloads" / f"{NAME}.zip") as z:
+        for lang in EDITIONS:
+            for docname in chapters(lang):
+                name = f"{NAME}/notebooks/{lang}/{docname.rsplit('/', 1)[-1]}.ipynb"
+                assert z.read(name) == downloaded(lang, docname).read_bytes(), name
