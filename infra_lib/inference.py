@@ -287,6 +287,43 @@ def decode_critical_batch(shape: models.ModelShape, peak_flop_s: float, mem_bw_B
 
 
 @_check.finite
+def max_batch_for_tpot(request: Request, acc: Accelerator, tpot_s: float, kv_after: bool = False) -> int:
+    """The largest batch whose decode step (:func:`decode_step`) stays within a time-per-output-token
+    target: the latency bound on batching, beside the capacity bound of :func:`max_batch_that_fits`.
+
+    Every request of a batch gets one token per step, so the step time is each one's TPOT. With one
+    roofline, max(B t_F, t_W + B t_KV) <= T, so B <= T / t_F and B <= (T - t_W) / t_KV, with
+    t_F = 2N / (eta_F F) the arithmetic of one request, t_W = B_W / (eta_B BW) the weight read and
+    t_KV = B_KV / (eta_B BW) one request's KV read; with ``kv_after`` (chapter 6's model) the KV reads
+    follow the matmuls, max(B t_F, t_W) + B t_KV <= T. 0 means not even one request meets the target
+    (the weight read alone is longer).
+
+    The teaching request on the teaching GPU with a 20 ms target: t_W = 16 GB / 2.1 TB/s = 7.6 ms,
+    t_KV = 0.14 ms, so (20 - 7.6) / 0.14 = 86.7 requests: 86.
+
+    >>> max_batch_for_tpot(teaching_request(), teaching_gpu(), 20e-3)
+    86
+    >>> max_batch_for_tpot(teaching_request(), teaching_gpu(), 5e-3)
+    0
+    """
+    _check_pair(request, acc)
+    tpot_s = _check.positive("tpot_s", tpot_s, "s")
+    kv_after = _check.flag("kv_after", kv_after)
+    t_f = request.flops_per_token / acc.effective_flop_s
+    t_w = request.weight_B / acc.effective_Bps
+    t_kv = request.kv_B / acc.effective_Bps
+    if t_w > tpot_s:
+        return 0
+    bounds = [tpot_s / (t_f + t_kv) if kv_after else tpot_s / t_f]
+    if t_kv > 0:
+        bounds.append((tpot_s - t_w) / t_kv)
+    batch = int(min(bounds) * (1 + 1e-12))       # a hair of tolerance at an exact multiple
+    while batch > 0 and decode_step(request, acc, batch, kv_after).time_s > tpot_s * (1 + 1e-12):
+        batch -= 1                               # the closed form is exact; this guards float rounding
+    return batch
+
+
+@_check.finite
 def max_batch_that_fits(weight_B: float, kv_B_per_request: float, mem_capacity_B: float,
                         reserved_B: float = 0.0) -> int:
     """The largest batch whose weights and KV caches fit in memory: the capacity bound on batching.

@@ -412,3 +412,30 @@ def test_decode_critical_batch():
         inf.decode_critical_batch("mixtral", f, bw)
     with pytest.raises(ValueError):
         inf.decode_critical_batch(mix, -1.0, bw)
+
+
+# ---- the latency bound on batching ----------------------------------------------------------
+
+def test_tpot_batch_worked_example(req, gpu):
+    # by hand: (T - W / (eta_B BW)) / (KV / (eta_B BW)) requests, memory-bound at this target
+    tpot = 20e-3
+    assert inf.max_batch_for_tpot(req, gpu, tpot) == math.floor((tpot - W / EFF_B) / (KV / EFF_B))
+
+
+@settings(max_examples=60, deadline=None)
+@given(tpot=st.floats(1e-3, 0.2), kv=st.floats(0.0, 2e9), kv_after=st.booleans())
+def test_tpot_batch_is_the_largest_that_meets_the_target(tpot, kv, kv_after):
+    """Against a direct search: the batch meets the target and one more request does not."""
+    r, gpu = inf.Request(N, P, kv), inf.teaching_gpu()
+    b = inf.max_batch_for_tpot(r, gpu, tpot, kv_after)
+    ok = lambda n: inf.decode_step(r, gpu, n, kv_after).time_s <= tpot
+    if b == 0:
+        assert not ok(1)
+    else:
+        assert ok(b) and not ok(b + 1)
+
+
+@pytest.mark.parametrize("bad", BAD_POSITIVE)
+def test_tpot_batch_refuses_a_bad_target(req, gpu, bad):
+    with pytest.raises((TypeError, ValueError), match="tpot_s"):
+        inf.max_batch_for_tpot(req, gpu, bad)

@@ -70,11 +70,15 @@ def test_live_review_grades_right_and_wrong_offline(strict_build, browser, lang)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=KERNEL_TIMEOUT_MS)
             page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click()
             page.click('li[data-command="runmenu:run-all"]')
-            boxes = page.locator(".widget-text input[type=text]")     # not the seed (a number box)
+            starts = page.locator("button", has_text=re.compile(rf"^\s*{re.escape(quiz.WORDS[lang]['start'])}\s*$"))
             n = len(review.questions())
-            boxes.nth(n - 1).wait_for(timeout=ALL_CELLS_TIMEOUT_MS)      # every quiz built: the kernel is free
+            starts.nth(n - 1).wait_for(timeout=ALL_CELLS_TIMEOUT_MS)     # every question shown: the kernel is free
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=KERNEL_TIMEOUT_MS)
             cold_s = time.perf_counter() - start
+            boxes = page.locator(".widget-text input[type=text]")     # not the seed (a number box)
+            for i in range(2):              # the first two questions: their controls are built on the click
+                starts.first.click()
+                boxes.nth(i).wait_for(timeout=CELLS_TIMEOUT_MS)
             checks = page.locator("button", has_text=re.compile(quiz.t("ch10_quiz_check", lang)))
             for i, typed in ((0, right), (1, wrong)):
                 boxes.nth(i).fill(typed)

@@ -369,7 +369,7 @@ def test_prose_has_no_typed_numbers():
 def test_widget_builds_and_new_variant_recomputes(lang, tmp_path):
     pytest.importorskip("ipywidgets")
     for qid in ("rv_ov_q1", "rv_ov_q5"):
-        box = quiz.quiz(qid, lang, tmp_path / "progress.json")
+        box = quiz.quiz(qid, lang, tmp_path / "progress.json", opened=True)
         prompt, row, out = box.children
         text, check, show, new, seed = row.children
         text.value = "nonsense"
@@ -389,11 +389,37 @@ def test_widget_builds_and_new_variant_recomputes(lang, tmp_path):
     assert quiz.Progress(tmp_path / "progress.json").state("rv_ov_q1") == "right"
 
 
+def _widget_instances():
+    from ipywidgets.widgets import widget
+    return widget._instances              # every widget model alive (Widget.widgets, deprecated in 8)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_controls_are_built_on_the_first_click(lang, tmp_path):
+    """A question shows its text, its saved state and one button until the reader starts it."""
+    pytest.importorskip("ipywidgets")
+    path = tmp_path / "p.json"
+    quiz.Progress(path).record("rv_ov_q1", True)
+    before = len(_widget_instances())
+    box = quiz.quiz("rv_ov_q1", lang, path)
+    built_closed = len(_widget_instances()) - before
+    prompt, start = box.children
+    assert quiz.WORDS[lang]["status_right"] in prompt.value and start.description == quiz.WORDS[lang]["start"]
+    start.click()
+    prompt2, row, out = box.children
+    assert prompt2 is prompt and quiz.WORDS[lang]["status_right"] in out.value
+    assert quiz.WORDS[lang]["status_right"] not in prompt.value        # said once, under the controls
+    before = len(_widget_instances())
+    quiz.quiz("rv_ov_q1", lang, path, opened=True)
+    built_open = len(_widget_instances()) - before
+    assert built_closed * 2 <= built_open, (built_closed, built_open)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_answer_after_two_wrong_tries_or_on_request(lang, tmp_path):
     pytest.importorskip("ipywidgets")
     qid, path = "rv_ov_q1", tmp_path / "p.json"
-    prompt, row, out = quiz.quiz(qid, lang, path).children
+    prompt, row, out = quiz.quiz(qid, lang, path, opened=True).children
     text, check, show, new, seed = row.children
     key = float(quiz.expected(qid).value)
     answer = quiz.answer_text(qid, lang)

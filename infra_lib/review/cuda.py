@@ -56,7 +56,7 @@ def questions() -> list[Question]:
              "ms",
              ("Work is cut into {chunks:.0f} chunks on streams; each chunk copies in for {h2d:.1f} ms, computes {k:.1f} ms, "
               "copies out {d2h:.1f} ms. How long does the pipelined whole take, in ms?",
-              "工作切成 {chunks:.0f} 块放到多个 stream 上；每块拷入 {h2d:.1f} ms、计算 {k:.1f} ms、拷出 {d2h:.1f} ms。流水线化后总共要多少毫秒？"),
+              "工作切成 {chunks:.0f} 块放到多个流上；每块拷入 {h2d:.1f} ms、计算 {k:.1f} ms、拷出 {d2h:.1f} ms。流水线化后总共要多少毫秒？"),
              ("The first chunk goes through every stage; each further chunk adds the slowest stage.",
               "第一块走完所有阶段；之后每多一块，加上最慢那个阶段的时间。"),
              ("**{ms:.1f} ms**, against {serial:.1f} ms one after another.", "**{ms:.1f} ms**，逐块串行则要 {serial:.1f} ms。")),
@@ -123,4 +123,24 @@ def questions() -> list[Question]:
               "{tiles:,.0f} 个块分成 {waves:.0f} 波，每波 {sms:.0f} 个：{tiles:,.0f} / ({waves:.0f} × {sms:.0f}) = **{eff:.1%}**；"
               "空出来的是最后一波。"),
              valid=lambda v: v["waves"] >= 2 and v["eff"] < 1),
+
+        _mc("rv_ch5_q9", KEY, "ch5-flash-attention", "interview",
+            ("FlashAttention computes exact attention with the same matmul FLOPs as the three-kernel version (more, in the "
+             "backward pass, where it recomputes the scores). Where does its speed-up come from?",
+             "FlashAttention 算的是精确的注意力，矩阵乘的运算量和三个 kernel 的做法相同（反向传播重算分数时还更多）。它的加速从哪里来？"),
+            (("It never writes the T × T scores to HBM", "它从不把 T × T 的分数矩阵写到 HBM"),
+             ("It approximates the softmax with a cheaper function", "用更便宜的函数近似 softmax",
+              "That FlashAttention is an approximation: its online softmax rescales running sums and gives the same result "
+              "as the direct one, up to rounding.",
+              "以为 FlashAttention 是近似算法：在线 softmax 只是对累加值做重新缩放，结果和直接计算一样，差别只在舍入。"),
+             ("It skips the masked half of the scores, so it does far fewer FLOPs", "跳过被掩码遮住的一半分数，运算量少得多",
+              "That the saving is arithmetic: skipping masked tiles saves at most half of a causal layer's score FLOPs, and "
+              "the gain holds without a mask; what falls is the HBM traffic.",
+              "以为省的是运算：跳过被掩码的块，最多只省下因果注意力一半的分数运算，而且没有掩码时照样加速；真正减少的是 HBM 访存。")),0,
+            ("The three-kernel version writes and rereads S and P, 4T² values per head, so at long T it is memory-bound. "
+             "The fused kernel streams tiles of K and V through shared memory and writes only O: its bytes grow as "
+             "T² d / B_q, its intensity rises with the query block, and it can become compute-bound.",
+             "三个 kernel 的做法要把 S 和 P 写出去再读回来，每个头 4T² 个值，所以 T 一长就访存受限。融合的 kernel 让 K 和 V 的块"
+             "流经共享内存，只写出 O：字节数按 T² d / B_q 增长，算术强度随查询块变大而提高，kernel 可以变成算力受限。"),
+            ("Count the bytes each version moves, not the FLOPs.", "比较两种做法搬运的字节数，而不是运算量。")),
     ]

@@ -29,6 +29,22 @@ def _ov7(layers: int, kv_heads: int, head_dim: int, ctx: int, room_gb: float) ->
             "batch": Answer(inference.max_batch_that_fits(0.0, per_request, room_gb * units.GB), "requests", rel_tol=0)}
 
 
+def _ov9(params_b: float, peak: float, fe: float, bw: float, be: float, kv_gb: float, mem_gb: float,
+         tpot: float) -> dict[str, Answer]:
+    """The batch that meets a TPOT target and fits (parameters as solve receives them: counts, FLOP/s, B/s, s)."""
+    c = common()
+    r = inference.Request(params_b, c.request.prompt_tokens, kv_gb * units.GB)
+    acc = inference.Accelerator(c.gpu.name, peak, bw, fe, be)
+    lat = inference.max_batch_for_tpot(r, acc, tpot)
+    cap = inference.max_batch_that_fits(r.weight_B, r.kv_B, mem_gb * units.GB)
+    return {"weight_gb": Answer(r.weight_B / units.GB, "GB"), "eff_bw": Answer(acc.effective_Bps / 1e12, "TB/s"),
+            "tw_ms": Answer(r.weight_B / acc.effective_Bps / units.MS, "ms"),
+            "tkv_ms": Answer(r.kv_B / acc.effective_Bps / units.MS, "ms"),
+            "flop_ms": Answer(r.flops_per_token / acc.effective_flop_s / units.MS, "ms"),
+            "lat": Answer(lat, "requests", rel_tol=0), "cap": Answer(cap, "requests", rel_tol=0),
+            "batch": Answer(min(lat, cap), "requests", rel_tol=0)}
+
+
 def questions() -> list[Question]:
     """The questions that test 00_overview (reads the registry)."""
     c = common()
@@ -57,7 +73,7 @@ def questions() -> list[Question]:
               "{be:.0%} of {bw:.0f} TB/s, with contexts so short that KV reads are negligible: from what batch size on is "
               "a decode step compute-bound?",
               "一个 {params_b:.0f}B 参数的 BF16 模型在一块 GPU 上 decode，这块 GPU 能跑到 {peak:,.0f} TFLOP/s 的 {fe:.0%}、"
-              "{bw:.0f} TB/s 的 {be:.0%}；上下文短到 KV 读取可以忽略。批大小从多少开始，一步 decode 会变成受算力限制？"),
+              "{bw:.0f} TB/s 的 {be:.0%}；上下文短到 KV 读取可以忽略。批大小从多少开始，一步 decode 会变成算力受限？"),
              ("Memory time is fixed (one read of the weights); arithmetic grows with the batch. Set them equal.",
               "访存时间是固定的（权重读一遍），计算时间随批大小增长。令两者相等。"),
              ("$B \\cdot 2N/(\\eta_F F) = B_W/(\\eta_B\\,BW)$ gives **{flip:.0f}** requests. With a KV cache per request the "
@@ -93,14 +109,14 @@ def questions() -> list[Question]:
              "只 decode 一个请求时，下面哪项改动最能缩短大模型一步 decode 的时间？"),
             (("Twice the peak FLOP/s", "峰值算力翻倍",
               "That decode at batch one is compute-bound: it does about two FLOP per weight, far below the ridge point.",
-              "以为单请求 decode 受算力限制：它每个权重只做约两次运算，远低于屋脊点。"),
+              "以为单请求 decode 是算力受限：它每个权重只做约两次运算，远低于屋脊点。"),
              ("Twice the memory bandwidth", "显存带宽翻倍"),
              ("Twice the HBM capacity", "显存容量翻倍",
               "That capacity is speed: more memory fits a bigger batch or model, but each step still reads the same bytes "
               "at the same rate.", "把容量当成速度：显存大了能放下更大的 batch 或模型，但每一步读的字节数和读取速率都没变。")), 1,
             ("The step reads every weight once and does two FLOP per weight: far below the ridge point, so it is "
              "bandwidth-bound and only more bytes per second shorten it.",
-             "每一步都把全部权重读一遍，每个权重只做两次浮点运算，远低于屋脊点，所以受带宽限制：只有每秒读更多字节，它才会变快。"),
+             "每一步都把全部权重读一遍，每个权重只做两次浮点运算，远低于屋脊点，所以访存受限：只有每秒读更多字节，它才会变快。"),
             ("Compare FLOP per byte of the step with the GPU's ridge point.", "比较这一步每字节的运算量和 GPU 的屋脊点。")),
 
         _mc("rv_ov_q6", KEY, "ov-batching", "self-check",
@@ -136,19 +152,49 @@ def questions() -> list[Question]:
 
         _mc("rv_ov_q8", KEY, "ov-request", "self-check",
             ("A request's prompt grows a hundredfold while its output stays as long. What grows the most?",
-             "一个请求的 prompt 变长到原来的一百倍，输出长度不变。哪一项增长最多？"),
+             "一个请求的提示词变长到原来的一百倍，输出长度不变。哪一项增长最多？"),
             (("The time to the first token", "首个 token 的等待时间"),
              ("The time per output token", "每个输出 token 的时间",
               "That the prompt is processed token by token like the output: prefill handles the whole prompt in one "
               "compute-bound pass; each later step only reads a little more KV cache.",
-              "以为 prompt 也像输出那样逐个 token 处理：预填充一次算完整个 prompt，受算力限制；之后每步 decode 只是多读一点 KV cache。"),
+              "以为提示词也像输出那样逐个 token 处理：预填充一次算完整个提示词，是算力受限的；之后每步 decode 只是多读一点 KV cache。"),
              ("The weight bytes read per step", "每一步读取的权重字节数",
               "That a longer prompt makes the model bigger: every step reads the same weights whatever the prompt; "
               "what grows with it is the KV cache.",
-              "以为 prompt 越长模型越大：不管 prompt 多长，每一步读的权重都一样；随之增长的是 KV cache。")), 0,
+              "以为提示词越长模型越大：不管提示词多长，每一步读的权重都一样；随之增长的是 KV cache。")), 0,
             ("Prefill does about two FLOP per parameter per prompt token in one pass, so its time, the wait for the first "
              "token, grows with the prompt; decode still reads the weights once per token and adds only the longer KV cache.",
-             "预填充一次处理整个 prompt，每个 prompt token 每个参数约两次运算，所以它的耗时，也就是首个 token 的等待时间，"
-             "随 prompt 增长；decode 每个 token 仍是把权重读一遍，只多读了更长的 KV cache。"),
-            ("Which phase does work per prompt token?", "哪个阶段的工作量和 prompt 的 token 数成正比？")),
+             "预填充一次处理整个提示词，每个提示词 token 每个参数约两次运算，所以它的耗时，也就是首个 token 的等待时间，"
+             "随提示词增长；decode 每个 token 仍是把权重读一遍，只多读了更长的 KV cache。"),
+            ("Which phase does work per prompt token?", "哪个阶段的工作量和提示词的 token 数成正比？")),
+
+        _num("rv_ov_q9", KEY, "ov-batching", "interview",
+             {"params_b": Param(c.request.n_params, "billion parameters", scale=1e9),
+              "peak": Param(c.gpu.peak_flop_s, "TFLOP/s", scale=1e12), "fe": Param(c.gpu.flop_efficiency, "fraction"),
+              "bw": Param(c.gpu.mem_bw_Bps, "TB/s", scale=1e12), "be": Param(c.gpu.bw_efficiency, "fraction"),
+              "kv_gb": Param(0.45, "GB", 0.2, 1.0), "mem_gb": Param(80, "GB", 48, 141, integer=True),
+              "tpot": Param(24e-3, "ms", 10e-3, 40e-3, scale=1e-3)},
+             _ov9, "batch",
+             ("A model of {params_b:.0f}B parameters in BF16 decodes on a GPU that reaches {fe:.0%} of {peak:,.0f} TFLOP/s and "
+              "{be:.0%} of {bw:.0f} TB/s, with {mem_gb:.0f} GB of memory. Each request holds {kv_gb:.2f} GB of KV cache, read in "
+              "full at every step. The service promises at most {tpot:.0f} ms per output token. What is the largest batch it "
+              "can run?",
+              "一个 {params_b:.0f}B 参数的 BF16 模型在一块 GPU 上 decode，这块 GPU 能跑到 {peak:,.0f} TFLOP/s 的 {fe:.0%}、"
+              "{bw:.0f} TB/s 的 {be:.0%}，显存 {mem_gb:.0f} GB。每个请求持有 {kv_gb:.2f} GB 的 KV cache，每一步都要完整读一遍。"
+              "服务承诺每个输出 token 不超过 {tpot:.0f} ms。批大小最大能到多少？"),
+             ("Two bounds: one step (the weights read once, every request's KV read) must fit in the target, and the weights "
+              "and every KV cache must fit in memory. Take the smaller.",
+              "有两个上限：一步 decode（权重读一遍，再读每个请求的 KV）要在目标时间之内，权重和所有 KV cache 要放得进显存。取较小的那个。"),
+             ("The weights take {weight_gb:.0f} GB / {eff_bw:.1f} TB/s = {tw_ms:.2f} ms a step, and each request adds "
+              "{tkv_ms:.3f} ms of KV reads: ({tpot:.0f} − {tw_ms:.2f}) / {tkv_ms:.3f}, rounded down, is {lat:,.0f} requests. "
+              "Memory: ({mem_gb:.0f} − {weight_gb:.0f}) / {kv_gb:.2f}, rounded down, is {cap:,.0f}. The batch is "
+              "**{batch:,.0f} requests**; the arithmetic, {flop_ms:.3f} ms a request, is not what limits it.",
+              "权重每步要 {weight_gb:.0f} GB / {eff_bw:.1f} TB/s = {tw_ms:.2f} ms，每多一个请求再加 {tkv_ms:.3f} ms 的 KV 读取："
+              "({tpot:.0f} − {tw_ms:.2f}) / {tkv_ms:.3f}，向下取整，是 {lat:,.0f} 个请求。显存：({mem_gb:.0f} − {weight_gb:.0f}) / "
+              "{kv_gb:.2f}，向下取整，是 {cap:,.0f} 个。批大小是 **{batch:,.0f} 个请求**；计算每个请求只要 {flop_ms:.3f} ms，"
+              "不是瓶颈。"),
+             valid=lambda v: (v["lat"] >= 2 and v["cap"] >= 2 and v["lat"] != v["cap"]
+                              and _clear_of_integer((v["tpot"] / units.MS - v["tw_ms"]) / v["tkv_ms"])
+                              and _clear_of_integer((v["mem_gb"] - v["weight_gb"]) / v["kv_gb"])
+                              and v["flop_ms"] * v["lat"] < v["tpot"] / units.MS)),
     ]

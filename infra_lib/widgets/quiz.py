@@ -43,7 +43,7 @@ from ..i18n import LANGUAGES, t
 MAX_SEED = 10**6
 # the widget's own words (the labels it shares with the page are in infra_lib/data/labels.toml)
 WORDS = {"en": {"solution": "Worked solution for these numbers", "why": "Why not", "answer": "Answer",
-                "show": "Show answer", "shown": "Shown, not counted as right", "score": "Your score",
+                "show": "Show answer", "start": "Try it", "shown": "Shown, not counted as right", "score": "Your score",
                 "chapter": "Chapter {n}", "total": "All chapters", "right": "right", "answered": "answered",
                 "of": "of", "status_right": "Answered right before.", "status_wrong": "Tried before, not yet right.",
                 "status_revealed": "Answer shown before.",
@@ -52,7 +52,7 @@ WORDS = {"en": {"solution": "Worked solution for these numbers", "why": "Why not
                 "unsaved": "Progress cannot be saved here ({why}); it is kept until the page is closed.",
                 "kept": "Kept in {name} (in this browser on the live page, beside the notebook in Jupyter)."},
          "zh": {"solution": "按这组数的详细解答", "why": "为什么不选", "answer": "答案",
-                "show": "显示答案", "shown": "已显示答案，不计为答对", "score": "你的得分",
+                "show": "显示答案", "start": "作答", "shown": "已显示答案，不计为答对", "score": "你的得分",
                 "chapter": "第 {n} 章", "total": "全部章节", "right": "答对", "answered": "已答",
                 "of": "/", "status_right": "之前已答对。", "status_wrong": "之前答过，还没答对。",
                 "status_revealed": "之前已显示过答案。",
@@ -324,18 +324,40 @@ def scoreboard(lang: str = "en", path: Path | str | None = None) -> Any:
     return board
 
 
-def quiz(qid: str, lang: str = "en", path: Path | str | None = None) -> Any:
+def quiz(qid: str, lang: str = "en", path: Path | str | None = None, opened: bool = False) -> Any:
     """The question, a text box, a Check button, a Show answer button and a New variant button with
-    its seed (an ipywidgets.VBox); each check is kept in the progress file ``path`` (:func:`progress`)."""
+    its seed (an ipywidgets.VBox); each check is kept in the progress file ``path`` (:func:`progress`).
+
+    Until the reader presses **Answer** (or with ``opened=True``) the box holds only the question,
+    what the progress file says of it and that button: the controls are built on the click. A
+    review page builds 90 of these, and in the browser every widget model is a message to the page:
+    a question not yet started costs under a third of the models of an open one."""
     lang = _check.choice("lang", lang, LANGUAGES)
+    _check.flag("opened", opened)
     q = review.by_id(qid)
     saved = progress(path)
     import ipywidgets as w
 
+    prompt = w.HTML(question_html(qid, lang, 0) + status_html(saved, qid, lang))
+    start = w.Button(description=WORDS[lang]["start"], button_style="primary")
+    box = w.VBox([prompt, start])
+
+    def on_start(_: object = None) -> None:
+        box.children = _controls(qid, lang, q.numeric, saved, prompt)
+    start.on_click(on_start)
+    if opened:
+        on_start()
+    return box
+
+
+def _controls(qid: str, lang: str, numeric: bool, saved: Progress, prompt: Any) -> tuple[Any, ...]:
+    """The answering controls of :func:`quiz` under its ``prompt``: (prompt, the row of controls, feedback)."""
+    import ipywidgets as w
+
     seed = w.BoundedIntText(value=0, min=0, max=MAX_SEED, description=t("ch10_quiz_seed", lang),
                             layout=w.Layout(width="14em"))
-    prompt = w.HTML(question_html(qid, lang, 0))
-    box = w.Text(placeholder=t("ch10_quiz_placeholder" if q.numeric else "ch10_quiz_placeholder_choice", lang),
+    prompt.value = question_html(qid, lang, 0)
+    box = w.Text(placeholder=t("ch10_quiz_placeholder" if numeric else "ch10_quiz_placeholder_choice", lang),
                  layout=w.Layout(width="22em"))
     button = w.Button(description=t("ch10_quiz_check", lang), button_style="primary")
     out = w.HTML(status_html(saved, qid, lang))
@@ -369,4 +391,4 @@ def quiz(qid: str, lang: str = "en", path: Path | str | None = None) -> Any:
     def on_new(_: object) -> None:
         seed.value = rng.randint(1, MAX_SEED)
     new.on_click(on_new)
-    return w.VBox([prompt, w.HBox([box, button, show, new, seed]), out])
+    return (prompt, w.HBox([box, button, show, new, seed]), out)
