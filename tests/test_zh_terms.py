@@ -25,6 +25,10 @@ TERMS = {
     "a conclusion that flips": ("翻转", [r"反转"]),
     "cache miss rate": ("缺失率", [r"失效率", r"未命中率"]),
     "cache miss penalty": ("缺失代价", [r"失效惩罚", r"缺失惩罚"]),
+    # the cross-chapter decisions of the December native reading (issue 23: X1, X2, X4, X5, 8-6, 7-10)
+    "the chapter's opening line": ("本章最该记住的是", [r"要带走的数字", r"要记住的数字是", r"这一章最该记住"]),
+    # "N times faster" reads as N + 1 times in Chinese: "是原来的 N 倍", "为……的 N 分之一"
+    "a ratio of speeds": ("是原来的……倍", [r"[快慢]了?\s*\{glue:text\}\s*倍", r"快\s*\d[\d.,]*\s*倍"]),
 }
 # The title of the sliders box ("live in your browser, or on your machine"), the same in every chapter.
 RUN_BOX_TITLE = "滑块：在浏览器里直接运行，或在你自己的机器上运行"
@@ -195,3 +199,12 @@ def test_cross_references_have_short_link_texts(page):
     背后的整条链路里那台机器来看"): write the link text, {doc}`概览 <00_overview>`."""
     bare = re.findall(r"\{doc\}`([^`<>]+)`", markdown(page))
     assert not bare, f"{page.name}: {{doc}} without a link text: {bare}"
+
+
+def test_speed_ratios_are_caught():
+    """A glued ratio after 快/慢 ("快 {glue:text}`k` 倍", as prose_text leaves it) is refused; "是原来的 N 倍" is not."""
+    ratio = TERMS["a ratio of speeds"][1]
+    assert [p for p in ratio if re.search(p, "ms，快 {glue:text} 倍。")] == [ratio[0]]
+    assert [p for p in ratio if re.search(p, "慢了 {glue:text} 倍")] == [ratio[0]]
+    assert [p for p in ratio if re.search(p, "快 2.5 倍")] == [ratio[1]]
+    assert not [p for p in ratio if re.search(p, "速度是原来的 {glue:text} 倍，快了不少")]

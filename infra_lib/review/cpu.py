@@ -49,7 +49,7 @@ def questions() -> list[Question]:
              ("A CPU has {cores:.0f} cores at {ghz:.1f} GHz, each with {units:.0f} FMA units of {bits:.0f} bits. What is its FP32 "
               "peak in TFLOP/s?",
               "一颗 CPU 有 {cores:.0f} 个核心，频率 {ghz:.1f} GHz，每个核心 {units:.0f} 个 {bits:.0f} 位的 FMA 单元。FP32 峰值是多少 TFLOP/s？"),
-             ("Lanes = vector bits / {el:.0f} bits per FP32 value; an FMA counts two FLOP.", "通道数 = 向量位宽 / 每个 FP32 值的 {el:.0f} 位；一次 FMA 算两次浮点运算。"),
+             ("Lanes = vector bits / {el:.0f} bits per FP32 value; an FMA counts two FLOP.", "lane 数 = 向量位宽 / 每个 FP32 值的 {el:.0f} 位；一次 FMA 算两次浮点运算。"),
              ("{per_cycle:.0f} FLOP per cycle per core × {cores:.0f} × {ghz:.1f} GHz = **{tflops:.2f} TFLOP/s**.",
               "每核每周期 {per_cycle:.0f} 次 × {cores:.0f} 核 × {ghz:.1f} GHz = **{tflops:.2f} TFLOP/s**。")),
 
@@ -81,7 +81,7 @@ def questions() -> list[Question]:
              flip=True),
 
         _mc("rv_ch2_q6", KEY, "ch2-launch", "interview",
-            ("What does a CUDA graph save?", "CUDA graph 省掉的是什么？"),
+            ("What does a CUDA graph save?", "CUDA Graph 省掉的是什么？"),
             (("HBM traffic", "HBM 访存量",
               "That a graph fuses kernels: each kernel still reads and writes the same bytes; fusion, a compiler's work, "
               "is what saves traffic.", "以为 graph 会融合 kernel：每个 kernel 读写的字节一点没少；省访存靠的是编译器做的融合。"),

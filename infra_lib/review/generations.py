@@ -36,7 +36,7 @@ def questions() -> list[Question]:
               "一块 GPU 算力 {peak:,.0f} TFLOP/s、带宽 {bw:.2f} TB/s。屋脊点是每字节多少次浮点运算？"),
              ("Peak over bandwidth.", "峰值除以带宽。"),
              ("{peak:,.0f} / {bw:.2f} = **{ridge:,.0f} FLOP/B**: a kernel below it is memory-bound.",
-              "{peak:,.0f} / {bw:.2f} = **每字节 {ridge:,.0f} 次**：低于它的 kernel 受访存限制。")),
+              "{peak:,.0f} / {bw:.2f} = **每字节 {ridge:,.0f} 次**：低于它的 kernel 访存受限。")),
 
         _num("rv_ch4_q2", KEY, "ch4-generations", "interview",
              {"bw_old": Param(c.h100_bw, "TB/s", 1e12, 8e12, scale=1e12), "bw_new": Param(c.h200_bw, "TB/s", 1e12, 8e12, scale=1e12),
@@ -85,7 +85,7 @@ def questions() -> list[Question]:
             (("It moves right: more kernels become memory-bound", "右移：更多 kernel 变成访存受限"),
              ("It moves left: more kernels become compute-bound", "左移：更多 kernel 变成算力受限",
               "That faster arithmetic makes kernels compute-bound: it makes memory the limit for more of them, not fewer.",
-              "以为算力更快，kernel 就更容易受算力限制：恰恰相反，更多 kernel 会卡在访存上。"),
+              "以为算力更快，kernel 就更容易算力受限：恰恰相反，更多 kernel 会卡在访存上。"),
              ("It stays where it is", "保持不变",
               "That the ridge point belongs to the kernel: it is the GPU's peak over its bandwidth; what a generation "
               "leaves unchanged is the kernel's own FLOP per byte.", "以为屋脊点是 kernel 的属性：它是 GPU 的峰值除以带宽；换代时不变的是 kernel 自己的每字节运算量。")), 0,

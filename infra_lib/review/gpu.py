@@ -21,8 +21,8 @@ def questions() -> list[Question]:
              "eff",
              ("In one warp, {k:.0f} lanes take a {a:.0f}-cycle path and the others a {b:.0f}-cycle path. What fraction of the "
               "issued lane-cycles does useful work?",
-              "一个 warp 里 {k:.0f} 个通道走 {a:.0f} 个周期的分支，其余通道走 {b:.0f} 个周期的分支。发出的通道周期中有多大比例在做有用功？"),
-             ("The warp issues both paths for all its lanes.", "warp 会对所有通道把两条路径都执行一遍。"),
+              "一个 warp 里有 {k:.0f} 个 lane 走 {a:.0f} 个周期的分支，其余 lane 走 {b:.0f} 个周期的分支。按“lane × 周期”计，发出的执行槽里有多大比例在做有用功？"),
+             ("The warp issues both paths for all its lanes.", "warp 会对所有 lane 把两条路径都执行一遍。"),
              ("Useful: $k a + (W-k) b$; issued: $W (a + b)$. $\\eta$ = **{eff:.1%}**.",
               "有用：$k a + (W-k) b$；发出：$W (a + b)$。$\\eta$ = **{eff:.1%}**。")),
 

@@ -77,9 +77,9 @@ def questions() -> list[Question]:
               "That a slower clock explains it: throttling stretches the compute time, but the time would still be the "
               "larger of the two, not their sum.", "以为是降频：降频会拉长计算时间，但耗时仍是两者中较大的那个，而不是两者之和。"),
              ("Compute and memory traffic do not overlap", "计算和访存没有重叠"),
-             ("The kernel is compute-bound", "这个 kernel 受算力限制",
+             ("The kernel is compute-bound", "这个 kernel 是算力受限的",
               "That near the sum means compute-bound: a compute-bound kernel takes about its compute time, the max; the sum "
-              "says loads and arithmetic wait for each other.", "以为接近两者之和就是受算力限制：受算力限制的 kernel 耗时约等于计算时间，也就是 max；接近求和说明加载和计算在互相等待。")), 1,
+              "says loads and arithmetic wait for each other.", "以为接近两者之和就是算力受限：算力受限的 kernel 耗时约等于计算时间，也就是 max；接近求和说明加载和计算在互相等待。")), 1,
             ("max assumes perfect overlap, the sum none: a kernel near the sum serialises its loads and its arithmetic.",
              "max 假设两者完全重叠，求和假设完全不重叠：耗时接近两者之和的 kernel，是把加载和计算串行执行了。"),
             ("Which assumption separates max from sum?", "max 和求和的区别在于哪个假设？")),
@@ -186,8 +186,8 @@ def questions() -> list[Question]:
              "wait",
              ("Prompts arrive at random (Poisson) at {rate:.0f} per second and are spread at random over {gpus:.0f} prefill GPUs; "
               "each prefill takes {service_ms:.1f} ms. How long does a prompt wait in queue on average, in ms?",
-              "prompt 随机（泊松）到达，每秒 {rate:.0f} 个，随机分到 {gpus:.0f} 块预填充 GPU 上；每次预填充耗时 {service_ms:.1f} ms。"
-              "一个 prompt 平均要排队多少毫秒？"),
+              "提示词随机（泊松）到达，每秒 {rate:.0f} 个，随机分到 {gpus:.0f} 块预填充 GPU 上；每次预填充耗时 {service_ms:.1f} ms。"
+              "一个提示词平均要排队多少毫秒？"),
              ("Each GPU is an $M/D/1$ queue: load $\\rho = \\lambda s / n$, wait half of $\\rho s / (1 - \\rho)$.",
               "每块 GPU 是一个 $M/D/1$ 队列：负载 $\\rho = \\lambda s / n$，等待为 $\\rho s / (1 - \\rho)$ 的一半。"),
              ("ρ = {rho:.1%}; half of $\\rho / (1 - \\rho)$ times {service_ms:.1f} ms = **{wait:.1f} ms**. As ρ nears one the wait "
