@@ -317,9 +317,14 @@ def max_batch_for_tpot(request: Request, acc: Accelerator, tpot_s: float, kv_aft
     bounds = [tpot_s / (t_f + t_kv) if kv_after else tpot_s / t_f]
     if t_kv > 0:
         bounds.append((tpot_s - t_w) / t_kv)
-    batch = int(min(bounds) * (1 + 1e-12))       # a hair of tolerance at an exact multiple
-    while batch > 0 and decode_step(request, acc, batch, kv_after).time_s > tpot_s * (1 + 1e-12):
-        batch -= 1                               # the closed form is exact; this guards float rounding
+    batch = int(min(bounds))
+    meets = lambda b: decode_step(request, acc, b, kv_after).time_s <= tpot_s
+    # the closed form is exact on paper; in floats it can land one off at an exact multiple: settle it
+    # on the step time itself, so that the batch meets the target and one more request does not
+    while batch > 0 and not meets(batch):
+        batch -= 1
+    while meets(batch + 1):
+        batch += 1
     return batch
 
 

@@ -30,7 +30,7 @@ def test_every_corner_renders(lang):
 
 def test_a_block_too_large_does_not_launch():
     assert w.summary("en", 1024, 255, 0, 9.0).rows[0][0] == "Does not launch"
-    assert w.summary("zh", 32, 16, 200, 7.0).rows[0][0] == "无法启动"
+    assert w.summary("zh", 32, 16, 200, 7.0).rows[0][0] == "无法发射"      # the glossary: kernel launch is 发射
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
