@@ -100,7 +100,8 @@ def accelerator(acc: inference.Accelerator, points: Sequence[tuple[str, float]],
     roof.label_ridge(f"{t('ridge', lang)} ≈ {roof.ridge_point:.0f}")
     for label, intensity in points:
         kind = roofline.bound(intensity, acc.peak_flop_s, acc.mem_bw_Bps)
-        roof.add_point(intensity, f"{label}\n({t(kind + '_bound', lang)})", color=COLORS[kind], ms=9)
+        roof.add_point(intensity, label + "\n" + t("w_paren", lang, text="", inner=t(kind + "_bound", lang)).strip(),
+                       color=COLORS[kind], ms=9)
     ax.set_xlabel(t("intensity", lang))
     ax.set_ylabel(t("attainable", lang))
     teaching = acc.name == i18n.STRINGS["teaching_gpu"]["en"]   # the registry's name; drawn in the page's language

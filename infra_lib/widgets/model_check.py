@@ -46,7 +46,7 @@ def summary(lang: str, weights: int, kv: int, compute: int, overlap: int) -> Res
     rows = []
     for p in preds:
         name = (t("ch6_w_config", lang, b=p.batch, c=p.context) if p.phase == "decode"
-                else t("ch6_prefill", lang) + f" ({p.context})")
+                else t("w_paren", lang, text=t("ch6_prefill", lang), inner=f"{p.context:,}"))
         rows.append((name, f"{p.measured_s * 1e3:,.2f} ms", f"{p.predicted_s * 1e3:,.2f} ms", f"{p.error:+.1%}"))
     mae = decode_model.mean_abs_error(preds)
     rows.append((t("ch6_w_mae", lang), "", t("ch6_w_goal_met" if mae <= GOAL else "ch6_w_goal_missed", lang),

@@ -44,13 +44,16 @@ def summary(lang: str, n_params_b: float, prompt_tokens: int, kv_gb: float, batc
     pre = inference.prefill(req, acc)
     one = inference.decode_step(req, acc, 1)
     many = inference.decode_step(req, acc, batch)
+    paren = lambda text, inner: t("w_paren", lang, text=text, inner=inner)
+    labelled = lambda label, value: t("w_labelled", lang, label=label, value=value)
     rows = (
-        (t("w_prefill", lang), f"{pre.time_s / units.MS:,.1f} ms", f"{t('w_bound', lang)}: {t(pre.bound, lang)}"),
-        (f"{t('w_step', lang)} (batch 1)", f"{one.time_s / units.MS:,.2f} ms",
+        (t("w_prefill", lang), f"{pre.time_s / units.MS:,.1f} ms", labelled(t("w_bound", lang), t(pre.bound, lang))),
+        (paren(t("w_step", lang), t("w_at_batch", lang, b=1)), f"{one.time_s / units.MS:,.2f} ms",
          f"{t('w_tput', lang)} {one.throughput_tok_s:,.0f} tokens/s"),
-        (f"{t('w_step', lang)} (batch {many.batch})", f"{many.time_s / units.MS:,.2f} ms",
-         f"{t('w_tput', lang)} {many.throughput_tok_s:,.0f} tokens/s; "
-         f"{t('w_kv_share', lang)} {many.kv_share:.0%}; {t('w_bound', lang)}: {t(many.bound, lang)}"),
+        (paren(t("w_step", lang), t("w_at_batch", lang, b=many.batch)), f"{many.time_s / units.MS:,.2f} ms",
+         t("w_list_sep", lang).join((f"{t('w_tput', lang)} {many.throughput_tok_s:,.0f} tokens/s",
+                                     f"{t('w_kv_share', lang)} {many.kv_share:.0%}",
+                                     labelled(t("w_bound", lang), t(many.bound, lang))))),
     )
     return Result(rows)
 
