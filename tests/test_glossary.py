@@ -134,3 +134,23 @@ def test_first_use_of_each_term_is_linked():
     zh = publish_doctree("屋脊点之前先说占用率，然后又是屋脊点。\n")
     assert glossary_links.link_first_uses(zh, glossary_links.term_patterns("zh"), lambda n: "#") == ["屋脊点", "占用率"]
     assert len(list(zh.findall(nodes.reference))) == 2
+
+
+def test_a_link_never_splits_a_word():
+    """A term is linked as a whole word: "tensor parallelism", not "[Tensor parallel]ism"; on a Chinese page an
+    English term kept as is does not match inside a longer name ("HBM" in "HBM3")."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    import glossary_links
+
+    doc = publish_doctree("Tensor parallelism splits each layer; data parallelism copies it.\n")
+    glossary_links.link_first_uses(doc, glossary_links.term_patterns("en"), lambda name: "#")
+    assert [r.astext() for r in doc.findall(nodes.reference)] == ["Tensor parallelism", "data parallelism"]
+    for lang in ("en", "zh"):
+        for name, pattern in glossary_links.term_patterns(lang):
+            for m in pattern.finditer("HBM3 and SMEM, NICs2, tensor parallelisms, 张量并行度"):
+                text = m.string
+                before = text[m.start() - 1] if m.start() else " "
+                after = text[m.end()] if m.end() < len(text) else " "
+                assert not (before.isascii() and before.isalnum()) and not (after.isascii() and after.isalnum()), \
+                    (lang, name, m.group(0), text)

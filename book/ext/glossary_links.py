@@ -38,7 +38,7 @@ def term_patterns(lang: str, glossary: dict | None = None) -> list[tuple[str, "r
         else:
             pattern, flags = re.escape(name), 0
             if re.fullmatch(r"[\x00-\x7f]+", name):      # an English word kept in Chinese prose
-                pattern = r"(?<![A-Za-z])" + pattern + r"(?![A-Za-z])"
+                pattern = r"(?<![A-Za-z0-9])" + pattern + r"(?![A-Za-z0-9])"   # not "HBM" inside "HBM3"
         out.append((name, re.compile(pattern, flags)))
     # longer terms first, so "warp divergence" wins over "warp" where both start
     return sorted(out, key=lambda t: -len(t[0]))
