@@ -78,6 +78,18 @@ def checkpoint_B(shape: ModelShape, bits: float) -> float:
     return weight_B_at_bits(blocks, bits) + weight_B_at_bits(rest, UNQUANTIZED_BITS) if rest else weight_B_at_bits(blocks, bits)
 
 
+@_check.finite
+def checkpoint_bits(shape: ModelShape, bits: float) -> float:
+    """Bits per parameter of a checkpoint whose blocks are at ``bits``, averaged over every parameter
+    (:func:`checkpoint_B` x 8 / parameters): what the planner and the decode ceiling take as the
+    format's bits once the 16-bit embeddings and LM head are counted.
+
+    >>> round(checkpoint_bits(models.LLAMA3_70B, 4.15625), 2), checkpoint_bits(models.LLAMA3_8B, 16)
+    (4.51, 16.0)
+    """
+    return checkpoint_B(shape, bits) * 8 / shape.n_params
+
+
 TENSOR_VALUES = 8192 * 8192
 """Values sharing FP8's one per-tensor FP32 scale in :func:`storage_formats`: one 8,192 x 8,192
 matrix (Llama-3-70B's attention projections are 8,192 wide), so the scale costs 32 / 67,108,864 bits."""

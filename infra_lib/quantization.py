@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from . import _check, formats
 # the storage arithmetic is pure Python (the review and the widgets run it in the browser): re-exported
 from .quant_storage import (INT4_GROUP, INT8_ROW, KV_GROUP, PACKED_ZERO_BITS, TENSOR_VALUES, UNQUANTIZED_BITS,  # noqa: F401
-                            PrefillDecode, StorageFormat, _measured_peak, bits_per_param, checkpoint_B,
+                            PrefillDecode, StorageFormat, _measured_peak, bits_per_param, checkpoint_B, checkpoint_bits,
                             compute_bound_batch_at_bits, decode_ceiling_at_bits_tok_s, decode_read_B, int_qmax,
                             kv_tokens_that_fit, kv_weight_crossover_batch, max_batch_at, prefill_decode_speedup,
                             score_stderr, storage_format, storage_formats, weight_B_at_bits)

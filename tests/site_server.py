@@ -10,6 +10,7 @@ is right even before the site is built, e.g. when the suite builds it after coll
 walking the built folder (so a page that exists but is not in the table is covered too).
 """
 import functools
+import html
 import http.server
 import os
 import re
@@ -131,6 +132,16 @@ def built_pages(lang, site=SITE):
 
 def site_pages(lang, site=SITE, root=ROOT):
     return sorted(set(toc_pages(lang, root)) | set(built_pages(lang, site)))
+
+
+def first_glued_number(page_html):
+    """The text of the first number glued into the prose of a built page (None if it has none)."""
+    body = page_html.split('<article class="bd-article"', 1)[-1]
+    for m in re.finditer(r'<span class="pasted-text">([^<]+)</span>', body):
+        text = html.unescape(m.group(1)).strip()
+        if re.search(r"\d", text):
+            return text
+    return None
 
 
 def redirect_target(page, site=SITE):

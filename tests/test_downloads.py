@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from site_server import EDITIONS, SITE
+from site_server import EDITIONS, SITE, first_glued_number
 
 pytestmark = pytest.mark.build                    # every test reads the downloads of the strict build
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,16 +23,6 @@ def pages(lang):
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
     return [f.replace("/en/", f"/{lang}/") for f in files]
-
-
-def first_glued_number(page_html):
-    """The text of the first number glued into the prose of a built page (None if it has none)."""
-    body = page_html.split('<article class="bd-article"', 1)[-1]
-    for m in re.finditer(r'<span class="pasted-text">([^<]+)</span>', body):
-        text = html.unescape(m.group(1)).strip()
-        if re.search(r"\d", text):
-            return text
-    return None
 
 
 def title(page_html):

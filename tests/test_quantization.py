@@ -373,3 +373,10 @@ def test_checkpoint_bytes_keep_embeddings_and_head_at_16_bits():
         assert qs.checkpoint_B(shape, 16) == pytest.approx(2 * shape.n_params, rel=1e-12)
     with pytest.raises(TypeError, match="shape"):
         qs.checkpoint_B("llama", 4)
+
+
+def test_checkpoint_bits_average_the_blocks_and_the_16_bit_rest():
+    from infra_lib import models, quant_storage as qs
+    l70, rest = models.LLAMA3_70B, 2 * 128_256 * 8192
+    assert qs.checkpoint_bits(l70, 4.15625) == pytest.approx(((l70.n_params - rest) * 4.15625 + rest * 16) / l70.n_params)
+    assert all(qs.checkpoint_bits(s, 16) == pytest.approx(16) for s in models.SHAPES.values())

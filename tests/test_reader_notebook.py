@@ -7,7 +7,6 @@ COURSE_SITE_PREBUILT=1 checks a private build of some pages).
 """
 import base64
 import hashlib
-import html
 import json
 import re
 import sys
@@ -27,6 +26,7 @@ sys.path.insert(0, str(ROOT / "book" / "ext"))
 import reader_notebook  # noqa: E402
 
 from course import BUILD, EDITIONS, NAME, SITE, TOC, toc_docs  # noqa: E402  (book/tools)
+from site_server import first_glued_number  # noqa: E402  (tests/, as test_downloads.py reads the page)
 
 # What plain Jupyter would show as MyST source: roles, directives, labels, glue placeholders.
 MYST_LEFT = re.compile(r"\{glue|\{cite|\{eq\}|\{numref\}|\{ref\}|\{doc\}|\{term\}|\{prf:|```\{|:::\{|^\s*\([\w-]+\)=\s*$"
@@ -157,16 +157,6 @@ def markdown_of(nb):
 
 def unescaped(md):
     return re.sub(r"\\([\\*_`$~|])", r"\1", md).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-
-
-def first_glued_number(page_html):
-    """The first number glued into the prose of a built page (as tests/test_downloads.py reads it)."""
-    body = page_html.split('<article class="bd-article"', 1)[-1]
-    for m in re.finditer(r'<span class="pasted-text">([^<]+)</span>', body):
-        text = html.unescape(m.group(1)).strip()
-        if re.search(r"\d", text):
-            return text
-    return None
 
 
 @pytest.mark.build
