@@ -10,9 +10,15 @@ Replicas for a load follow from Little's law (Little 1961): requests in the syst
 L = lambda x W, so a request rate lambda with W seconds per request keeps L requests in flight,
 and at ``slots`` concurrent requests per replica the fleet needs ceil(L / (slots x u)) replicas
 at a target utilisation u.
+
+Scaling down is deliberately slow. Kubernetes' HorizontalPodAutoscaler recomputes its desired
+replicas every sync period and, scaling down, takes the largest recommendation of the last
+stabilization window (:func:`hpa_stabilize`), so replicas a spike added stay until the last high
+recommendation has left the window, held, idle, for about the window.
 """
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _check
@@ -167,3 +173,56 @@ def simulate_burst(base_rate_per_s: float, burst_rate_per_s: float, latency_s: f
         readies.append(ready)
         queue.append(q)
     return BurstTrace(dt, tuple(times), tuple(rates), tuple(readies), tuple(queue))
+
+
+@dataclass(frozen=True)
+class ScaleDown:
+    """Replicas an HPA sets at each sync, against the replicas the load needs then."""
+    sync_period_s: float
+    desired: tuple[int, ...]     # the recommendation at each sync (what the load needs)
+    replicas: tuple[int, ...]    # what the HPA sets, after stabilization
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def idle_replica_s(self) -> float:
+        """Replica-seconds held beyond the need: each sync's excess, held until the next sync."""
+        return sum(max(0, r - d) for r, d in zip(self.replicas, self.desired)) * self.sync_period_s
+
+    @_check.finite
+    def idle_gpu_h(self, gpus_per_replica: int) -> float:
+        """GPU-hours held beyond the need, at ``gpus_per_replica`` GPUs a replica."""
+        return self.idle_replica_s * _check.count("gpus_per_replica", gpus_per_replica, "GPUs") / 3600
+
+
+@_check.finite
+def hpa_stabilize(desired: Sequence[int], sync_period_s: float, window_s: float) -> ScaleDown:
+    """The HorizontalPodAutoscaler's scale-down stabilization, one sync at a time.
+
+    At sync i (time i x p) the HPA records the recommendation d_i and sets the largest
+    recommendation recorded in the last ``window_s``, those at times after t_i - w (Kubernetes,
+    "Horizontal Pod Autoscaling", stabilization window; the controller keeps recommendations
+    whose time is after now - w). Rising needs are met at once (scale-up has no window by
+    default); its rate policies and the metrics' own delay are left out. After a spike the extra
+    replicas leave w after the last high recommendation: with w a multiple of p, they are held
+    w/p - 1 syncs beyond the need, (w - p) per replica.
+
+    Needs 2, 5, 5, then 2, a sync every 15 s and a 60 s window: the last 5 is recorded at 30 s
+    and the 5 replicas stay until the sync at 90 s, so 3 replicas idle for three syncs, 45 s
+    (w - p) each: 135 replica-seconds.
+
+    >>> s = hpa_stabilize([2, 5, 5, 2, 2, 2, 2, 2], 15, 60)
+    >>> s.replicas, s.idle_replica_s
+    ((2, 5, 5, 5, 5, 5, 2, 2), 135.0)
+    """
+    p = _check.positive("sync_period_s", sync_period_s, "s")
+    w = _check.non_negative("window_s", window_s, "s")
+    if isinstance(desired, (str, bytes)) or not isinstance(desired, Sequence) or not desired:
+        raise TypeError(f"desired: expected a non-empty sequence of replica counts, got {desired!r}")
+    if len(desired) > 100_000:
+        raise ValueError(f"desired must hold at most 100000 syncs, got {len(desired)}")
+    d = tuple(_check.count(f"desired[{i}]", x, "replicas", minimum=0) for i, x in enumerate(desired))
+    keep = max(1, math.ceil(w / p - 1e-9))  # syncs j with t_j > t_i - w: i - j < w / p (and i itself)
+    out = tuple(max(d[max(0, i - keep + 1):i + 1]) for i in range(len(d)))
+    return ScaleDown(p, d, out)

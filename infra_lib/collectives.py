@@ -1,7 +1,7 @@
 """Collective communication in the alpha-beta model: ring all-reduce, all-gather, reduce-scatter,
 broadcast, a two-level (hierarchical) all-reduce and its multi-level generalisation, a flat
 multi-channel ring across nodes, NCCL's small-message latency model, the gain of reducing in the
-switch, and nccl-tests' algorithm and bus bandwidth.
+switch (inside a node and across nodes), and nccl-tests' algorithm and bus bandwidth.
 
 The ring's (n - 1)/n factors are kept throughout. Sources that drop them (How to Scale Your
 Model prices a cross-node all-reduce at 2S / W) take the large-n limit; at n = 2 that is twice
@@ -416,6 +416,63 @@ def in_network_gain(ranks: int) -> float:
     (1.75, 1.0)
     """
     return bus_factor("all_reduce", ranks)
+
+
+@dataclass(frozen=True)
+class InNetworkAllReduce:
+    """An all-reduce across nodes reduced in the network's switches (SHARP): bytes and link times."""
+    nic_B: float        # what each NIC sends into the fabric (and receives back), per direction
+    nvlink_s: float     # the node's reduce-scatter and all-gather on each GPU's NVLink
+    network_s: float    # each NIC's share sent once up the reduction tree
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+    @property
+    def time_s(self) -> float:
+        """Chunks are pipelined through NVLink and the fabric, so the slower of the two sets the time."""
+        return max(self.nvlink_s, self.network_s)
+
+
+@_check.finite
+def in_network_hierarchical_all_reduce(size_B: float, gpus_per_node: int, nodes: int, intra_Bps: float,
+                                       inter_Bps: float) -> InNetworkAllReduce:
+    """All-reduce over N nodes of g GPUs with the cross-node reduction done in the switches.
+    Equation eq-sharp-all-reduce in chapter 8.
+
+    NVIDIA SHARP on InfiniBand switches (NCCL's CollNet, through the NCCL-RDMA-SHARP plugin):
+    inside each node a reduce-scatter over NVLink leaves each GPU the node's sum of S/g bytes;
+    each GPU's NIC sends that S/g once into the fabric, the switches add the N nodes' shares on
+    the way up a reduction tree and send the total back down, so each NIC carries S/g in each
+    direction; an all-gather over NVLink finishes. A flat ring over the same n = gN GPUs puts
+    2(n - 1)/n x S/g through each NIC (:func:`multi_channel_ring_all_reduce`), so the fabric
+    carries 2(n - 1)/n times fewer bytes (:func:`in_network_gain`). Pipelined through both kinds
+    of link, as NCCL runs it, the time is the slower of
+
+        NVLink: 2 (g - 1)/g x S / beta_i        fabric: (S / g) / beta_e
+
+    The ideal: the switches reduce at line rate and latency is left out. With g = 1 there is no
+    NVLink phase; with one node, no fabric (the ring inside the node).
+
+    8 nodes of 8 GPUs, 1 GB, NVLink 450 GB/s, 50 GB/s NICs: each NIC sends 125 MB, 2.5 ms, but
+    the node's NVLink phases need 2 x 7/8 x 1 GB / 450 GB/s = 3.89 ms, and set the time; the
+    flat ring needs 4.92 ms on its NICs. One GPU on each of 64 nodes: 20 ms against 39.4 ms.
+
+    >>> r = in_network_hierarchical_all_reduce(1e9, 8, 8, 450e9, 50e9)
+    >>> r.nic_B / 1e6, round(r.network_s * 1e3, 2), round(r.nvlink_s * 1e3, 2), round(r.time_s * 1e3, 2)
+    (125.0, 2.5, 3.89, 3.89)
+    >>> round(in_network_hierarchical_all_reduce(1e9, 1, 64, 450e9, 50e9).time_s * 1e3, 2)
+    20.0
+    """
+    s = _check.non_negative("size_B", size_B, "bytes")
+    g = _check.count("gpus_per_node", gpus_per_node, "GPUs per node")
+    nn = _check.count("nodes", nodes, "nodes")
+    bi = _check.positive("intra_Bps", intra_Bps, "bytes/s per direction")
+    be = _check.positive("inter_Bps", inter_Bps, "bytes/s per direction")
+    nvlink = bus_factor("all_reduce", g) * s / bi if g > 1 else 0.0
+    if nn == 1:
+        return InNetworkAllReduce(0.0, nvlink, 0.0)
+    return InNetworkAllReduce(s / g, nvlink, s / g / be)
 
 
 # ---- NCCL's small-message latency ------------------------------------------------------------

@@ -23,7 +23,10 @@ multiplies (every weight except the embedding table: 7.50 B of the 8.03 B parame
 N_head = vocab x d. The elementwise bytes B_ew are counted as the script executes them, eagerly:
 see :func:`elementwise_B`.
 """
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from . import _check, cuda, generations, hardware, measurements, models, roofline
 
@@ -31,6 +34,13 @@ WEIGHT_SOURCES = ("skinny", "copy", "read", "datasheet")
 COMPUTE_SOURCES = ("matmul", "matmul_8192", "datasheet")
 LOGITS = ("last", "all")
 """Which positions of a prefill get logits: the last only (what the H200 run computed), or all."""
+
+SHAPE_FIELDS = ("layers", "d", "heads", "kv_heads", "head_dim", "ffn", "vocab", "params", "kv_bytes_per_token")
+"""What a run's ``model`` entry must give (besides ``dtype_B``, the run's element size)."""
+
+Run = str | Path | Mapping[str, Any]
+"""A measurement run (a shipped run's name or a run folder, see :func:`infra_lib.measurements.load`)
+or, for the benchmark that is about to write one, the decoder's shape itself (:func:`decoder_shape`)."""
 
 
 @dataclass(frozen=True)
@@ -46,18 +56,18 @@ class Efficiencies:
             _check.positive(name, getattr(self, name), "bytes/s or FLOP/s")
 
 
-def _bandwidth(name: str, source: str, run: str) -> float:
+def _bandwidth(name: str, source: str, run: Run) -> float:
     source = _check.choice(name, source, WEIGHT_SOURCES)
     if source == "skinny":
-        return measurements.skinny_matmul_Bps(run)
+        return measurements.skinny_matmul_Bps(_run(run))
     if source == "datasheet":
-        return hardware.value("h200_sxm", "mem_bw_Bps")
-    return float(measurements.load(run)[source]["GBps"] * 1e9)
+        return hardware.value(measurements.spec(_run(run)), "mem_bw_Bps")
+    return float(measurements.load(_run(run))[source]["GBps"] * 1e9)
 
 
 @_check.finite
 def efficiencies(weights: str = "skinny", kv: str = "copy", compute: str = "matmul",
-                 run: str = measurements.RUN) -> Efficiencies:
+                 run: Run = measurements.RUN) -> Efficiencies:
     """The efficiencies chosen by name: weight and KV bandwidth from 'skinny' (matmul at M = 1),
     'copy', 'read' (a read-only reduction) or 'datasheet' (4.8 TB/s); compute from 'matmul'
     (best of the matmul sweep), 'matmul_8192' (the 8192^3 matmul of the ladder) or 'datasheet'
@@ -71,20 +81,56 @@ def efficiencies(weights: str = "skinny", kv: str = "copy", compute: str = "matm
     k = _bandwidth("kv", kv, run)
     c = _check.choice("compute", compute, COMPUTE_SOURCES)
     if c == "matmul":
-        peak = max(r["TFLOPs"] for r in measurements.load(run)["matmul_roofline"]) * 1e12
+        peak = max(r["TFLOPs"] for r in measurements.load(_run(run))["matmul_roofline"]) * 1e12
     elif c == "matmul_8192":
-        peak = float(measurements.load(run, "ladder")["bf16_TFLOPs"]) * 1e12
+        peak = measurements.large_matmul_flop_s(_run(run))
     else:
-        peak = generations.dense_bf16_flop_s("h200_sxm")
+        peak = generations.dense_bf16_flop_s(measurements.spec(_run(run)))
     return Efficiencies(w, k, float(peak))
 
 
-def _shape(run: str) -> dict[str, int]:
-    return dict(measurements.load(run)["model"])
+def decoder_params(layers: int, d: int, heads: int, kv_heads: int, head_dim: int, ffn: int, vocab: int) -> int:
+    """The decoder's parameters: :func:`infra_lib.models.decoder_params` (the formula's one home)."""
+    return models.decoder_params(layers, d, heads, kv_heads, head_dim, ffn, vocab)
+
+
+def decoder_shape(layers: int, d: int, heads: int, kv_heads: int, head_dim: int, ffn: int, vocab: int,
+                  dtype_B: int = 2) -> dict[str, int]:
+    """The ``model`` entry of a run (what every function here reads from it), with the decoder's
+    parameters (:func:`decoder_params`), its weight bytes and its KV-cache bytes per token
+    (:func:`infra_lib.models.kv_B_per_token`) at ``dtype_B`` bytes per element.
+
+    >>> s = decoder_shape(32, 4096, 32, 8, 128, 14336, 128256)
+    >>> s["params"], s["kv_bytes_per_token"], s["dtype_B"]
+    (8030261248, 131072, 2)
+    """
+    b = _check.count("dtype_B", dtype_B, "bytes")
+    n = decoder_params(layers, d, heads, kv_heads, head_dim, ffn, vocab)
+    return {"layers": layers, "d": d, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "ffn": ffn,
+            "vocab": vocab, "params": n, "weight_bytes": int(models.weight_B(n, b)),
+            "kv_bytes_per_token": int(models.kv_B_per_token(layers, kv_heads, head_dim, b)), "dtype_B": b}
+
+
+def _run(run: Run) -> str | Path:
+    """A measurement run (a name or a folder), not a bare decoder shape: what reading timings needs."""
+    if isinstance(run, Mapping):
+        raise TypeError("run: this needs a measurement run (a shipped run's name or a run folder), "
+                        "not a decoder shape")
+    return run
+
+
+def _shape(run: Run) -> dict[str, int]:
+    """The decoder's shape and element size, from a run (its ``model`` entry and ``dtype_B``) or given."""
+    if isinstance(run, Mapping):
+        missing = [k for k in (*SHAPE_FIELDS, "dtype_B") if k not in run]
+        if missing:
+            raise ValueError(f"run: the decoder shape lacks {', '.join(missing)} (make it with decoder_shape)")
+        return dict(run)
+    return {**measurements.load(_run(run))["model"], "dtype_B": measurements.dtype_B(run)}
 
 
 @_check.finite
-def params_read(run: str = measurements.RUN) -> int:
+def params_read(run: Run = measurements.RUN) -> int:
     """Parameters a forward pass multiplies through: all but the embedding table (vocab x d_model),
     which is looked up, not read whole.
 
@@ -95,14 +141,34 @@ def params_read(run: str = measurements.RUN) -> int:
     return s["params"] - s["vocab"] * s["d"]
 
 
+def _weights_flops(batch: int, run: Run) -> float:
+    """FLOPs of one decode step's weight matmuls: 2 per weight a token multiplies, per token."""
+    return float(models.forward_flops_per_token(params_read(run)) * batch)
+
+
 @_check.finite
-def weight_read_B(run: str = measurements.RUN) -> float:
-    """Weight bytes a decode step reads: :func:`params_read` in BF16 (two bytes each).
+def weight_read_B(run: Run = measurements.RUN) -> float:
+    """Weight bytes a decode step reads: :func:`params_read` at the run's element size (BF16 on the
+    H200 run, two bytes each).
 
     >>> weight_read_B()
     15009849344.0
     """
-    return models.weight_B(params_read(run))
+    return models.weight_B(params_read(run), _shape(run)["dtype_B"])
+
+
+@_check.finite
+def step_read_B(batch: int, context: int, run: Run = measurements.RUN) -> float:
+    """The least a decode step at ``batch`` sequences of ``context`` cached tokens must read: every
+    weight but the embedding table (:func:`weight_read_B`) plus every sequence's KV cache. The
+    benchmark reports this as ``bytes_min``; the model's KV term counts the same bytes.
+
+    >>> step_read_B(1, 1000)
+    15140921344.0
+    """
+    s = _shape(run)
+    return models.decode_step_read_B(s["params"], s["vocab"], s["d"], s["kv_bytes_per_token"], batch, context,
+                                     s["dtype_B"])
 
 
 @dataclass(frozen=True)
@@ -127,7 +193,7 @@ class PrefillWork:
 
 
 @_check.finite
-def prefill_work(prompt_tokens: int, logits: str = "last", run: str = measurements.RUN) -> PrefillWork:
+def prefill_work(prompt_tokens: int, logits: str = "last", run: Run = measurements.RUN) -> PrefillWork:
     """The FLOPs and bytes of a prefill of ``prompt_tokens`` tokens, by part.
 
     Layers: 2 (N - N_head) P; LM head: 2 N_head per row of logits, one row (``logits="last"``) or
@@ -147,11 +213,12 @@ def prefill_work(prompt_tokens: int, logits: str = "last", run: str = measuremen
     head = s["vocab"] * s["d"]
     per_token = models.forward_flops_per_token(params_read(run) - head)
     return PrefillWork(per_token * p, models.forward_flops_per_token(head) * rows,
-                       2.0 * p * p * s["d"] * s["layers"], models.weight_B(head), elementwise_B(p, run, prefill=p > 1))
+                       2.0 * p * p * s["d"] * s["layers"], models.weight_B(head, s["dtype_B"]),
+                       elementwise_B(p, run, prefill=p > 1))
 
 
 @_check.finite
-def elementwise_B(tokens: int, run: str = measurements.RUN, prefill: bool = False) -> float:
+def elementwise_B(tokens: int, run: Run = measurements.RUN, prefill: bool = False) -> float:
     """Bytes of the non-matmul kernels for ``tokens`` tokens through every layer (BF16), counted as
     the measured script runs them (eager PyTorch, one kernel per op).
 
@@ -170,12 +237,12 @@ def elementwise_B(tokens: int, run: str = measurements.RUN, prefill: bool = Fals
     per = 10 * s["d"] + 5 * s["ffn"] + 4 * s["kv_heads"] * s["head_dim"]
     if _check.flag("prefill", prefill):
         per += 2 * s["d"]
-    return float(n * s["layers"] * per * 2)
+    return float(n * s["layers"] * per * s["dtype_B"])
 
 
 @_check.finite
 def decode_step_s(batch: int, context: int, eff: Efficiencies, overlap: bool = False,
-                  run: str = measurements.RUN) -> float:
+                  run: Run = measurements.RUN) -> float:
     """Predicted decode step (see the module docstring); ``overlap`` picks the overlapped model.
 
     Batch 1, 1,000 tokens of context, sequential: 15.01 GB / 2.87 TB/s + 0.136 GB / 4.24 TB/s.
@@ -192,13 +259,13 @@ def decode_step_s(batch: int, context: int, eff: Efficiencies, overlap: bool = F
     w = weight_read_B(run)
     kv = float(b * t * s["kv_bytes_per_token"])
     ew = elementwise_B(b, run)
-    mm_flops = w * b                      # 2 FLOPs per 2-byte weight per token
+    mm_flops = _weights_flops(b, run)
     attn_flops = 4.0 * b * t * s["heads"] * s["head_dim"] * s["layers"]
     return max((w + kv + ew) / e.weight_Bps, (mm_flops + attn_flops) / e.peak_flop_s)
 
 
 @_check.finite
-def prefill_s(prompt_tokens: int, eff: Efficiencies, logits: str = "last", run: str = measurements.RUN) -> float:
+def prefill_s(prompt_tokens: int, eff: Efficiencies, logits: str = "last", run: Run = measurements.RUN) -> float:
     """Predicted prefill (module docstring; equation eq-prefill-model in chapter 6): layers and
     attention at the compute rate, the LM head at max(its FLOPs / F, its weights / BW_w), the
     elementwise bytes at BW_kv.
@@ -238,7 +305,7 @@ class Prediction:
 
 @_check.finite
 def predictions(weights: str = "skinny", kv: str = "copy", compute: str = "matmul", overlap: bool = False,
-                logits: str = "last", run: str = measurements.RUN) -> list[Prediction]:
+                logits: str = "last", run: Run = measurements.RUN) -> list[Prediction]:
     """Every measured decode configuration (CUDA-graph timings) and the prefill, predicted; the
     prefill with the logits the run computed (``"last"``) unless ``logits`` says otherwise.
 
@@ -246,9 +313,9 @@ def predictions(weights: str = "skinny", kv: str = "copy", compute: str = "matmu
     [2.3, 2.7, -1.7, 1.2, 1.7, 0.4, -12.2, -15.7]
     """
     eff = efficiencies(weights, kv, compute, run)
-    data = measurements.load(run)
+    data = measurements.load(_run(run))
     out = [Prediction("decode", r["batch"], r["ctx"], decode_step_s(r["batch"], r["ctx"], eff, overlap, run),
-                      r["s_graph"]) for r in data["decode"]]
+                      measurements.step_s(r)) for r in data["decode"]]
     pre = data["prefill"]
     out.append(Prediction("prefill", pre["batch"], pre["P"], prefill_s(pre["P"], eff, logits, run),
                           pre["s_median"]))
@@ -270,7 +337,7 @@ def mean_abs_error(preds: list[Prediction]) -> float:
 
 
 @_check.finite
-def ridge_bracket_s(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> tuple[float, float]:
+def ridge_bracket_s(batch: int, context: int, eff: Efficiencies, run: Run = measurements.RUN) -> tuple[float, float]:
     """The sequential model with its weight matmuls at max(memory, compute) and at their sum.
 
     Near the ridge neither bound holds: the measured matmul at M = 128 is already slower than its
@@ -286,12 +353,12 @@ def ridge_bracket_s(batch: int, context: int, eff: Efficiencies, run: str = meas
     s = _shape(run)
     w = weight_read_B(run)
     rest = (b * t * s["kv_bytes_per_token"] + elementwise_B(b, run)) / e.kv_Bps
-    mem, comp = w / e.weight_Bps, w * b / e.peak_flop_s
+    mem, comp = w / e.weight_Bps, _weights_flops(b, run) / e.peak_flop_s
     return max(mem, comp) + rest, mem + comp + rest
 
 
 @_check.finite
-def prefill_required_flop_s(run: str = measurements.RUN) -> float:
+def prefill_required_flop_s(run: Run = measurements.RUN) -> float:
     """The compute rate the measured prefill implies for its layers and attention, once the
     elementwise time (bytes / copy bandwidth) and the one-row LM head (weights / skinny bandwidth)
     are taken out: (2 (N - N_head) P + 2 P^2 d L) / (measured - those two times).
@@ -299,7 +366,7 @@ def prefill_required_flop_s(run: str = measurements.RUN) -> float:
     >>> round(prefill_required_flop_s() / 1e12)
     650
     """
-    data = measurements.load(run)
+    data = measurements.load(_run(run))
     pre = data["prefill"]
     w = prefill_work(int(pre["P"]), "last", run)
     e = efficiencies(run=run)
@@ -310,7 +377,7 @@ def prefill_required_flop_s(run: str = measurements.RUN) -> float:
 
 
 @_check.finite
-def matmul_slowdown(m: int, run: str = measurements.RUN) -> float:
+def matmul_slowdown(m: int, run: Run = measurements.RUN) -> float:
     """Measured time of the 8192 x 8192 matmul at M rows over its time at M = 1.
 
     The skinny bandwidth holds while this stays near 1; at M = 128 the matmul is 3.6% slower.
@@ -319,7 +386,7 @@ def matmul_slowdown(m: int, run: str = measurements.RUN) -> float:
     1.036
     """
     m = _check.count("m", m, "rows")
-    rows = {r["M"]: r["s_median"] for r in measurements.load(run)["matmul_roofline"]}
+    rows = {r["M"]: r["s_median"] for r in measurements.load(_run(run))["matmul_roofline"]}
     if m not in rows:
         raise ValueError(f"m: the sweep measured M in {sorted(rows)}, not {m}")
     return float(rows[m] / rows[1])
@@ -353,7 +420,7 @@ class DecodeTerms:
 
 
 @_check.finite
-def decode_terms(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> DecodeTerms:
+def decode_terms(batch: int, context: int, eff: Efficiencies, run: Run = measurements.RUN) -> DecodeTerms:
     """The sequential model's terms at ``batch`` and ``context``; their total is :func:`decode_step_s`.
 
     >>> d = decode_terms(128, 1000, efficiencies())
@@ -365,20 +432,20 @@ def decode_terms(batch: int, context: int, eff: Efficiencies, run: str = measure
     e = _check.instance("eff", eff, Efficiencies)
     s = _shape(run)
     w = weight_read_B(run)
-    return DecodeTerms(w / e.weight_Bps, w * b / e.peak_flop_s, b * t * s["kv_bytes_per_token"] / e.kv_Bps,
+    return DecodeTerms(w / e.weight_Bps, _weights_flops(b, run) / e.peak_flop_s, b * t * s["kv_bytes_per_token"] / e.kv_Bps,
                        elementwise_B(b, run) / e.kv_Bps)
 
 
-def _measured_step(batch: int, context: int, run: str) -> float:
-    for r in measurements.load(run)["decode"]:
+def _measured_step(batch: int, context: int, run: Run) -> float:
+    for r in measurements.load(_run(run))["decode"]:
         if r["batch"] == batch and r["ctx"] == context:
-            return float(r["s_graph"])
-    have = ", ".join(f"({r['batch']}, {r['ctx']})" for r in measurements.load(run)["decode"])
+            return measurements.step_s(r)
+    have = ", ".join(f"({r['batch']}, {r['ctx']})" for r in measurements.load(_run(run))["decode"])
     raise ValueError(f"batch, context: no measured decode step at ({batch}, {context}); measured: {have}")
 
 
 @_check.finite
-def implied_kv_Bps(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> float:
+def implied_kv_Bps(batch: int, context: int, eff: Efficiencies, run: Run = measurements.RUN) -> float:
     """The rate at which a measured step's attention streamed its KV cache, if everything else ran
     as the model says: KV bytes / (measured - matmuls - elementwise time).
 
@@ -429,7 +496,7 @@ class GapBudget:
 
 
 @_check.finite
-def gap_budget(batch: int, context: int, eff: Efficiencies, run: str = measurements.RUN) -> GapBudget:
+def gap_budget(batch: int, context: int, eff: Efficiencies, run: Run = measurements.RUN) -> GapBudget:
     """The measured step at ``batch`` and ``context`` against the model: see :class:`GapBudget`.
 
     Batch 128 at 1,000 tokens: 10.71 ms measured, 9.40 ms predicted; the sweep's 3.6% slowdown at
@@ -454,7 +521,7 @@ def gap_budget(batch: int, context: int, eff: Efficiencies, run: str = measureme
 
 
 @_check.finite
-def layer_matmuls(run: str = measurements.RUN) -> dict[str, tuple[int, int]]:
+def layer_matmuls(run: Run = measurements.RUN) -> dict[str, tuple[int, int]]:
     """The weight matrices of one layer as the measured script builds them, (K, N), and the LM head:
     Q, K and V fused into one d x (H + 2 H_kv) d_h matmul, the output projection, gate and up fused
     into one d x 2F, the down projection, and the d x vocab LM head.
@@ -469,7 +536,7 @@ def layer_matmuls(run: str = measurements.RUN) -> dict[str, tuple[int, int]]:
 
 
 @_check.finite
-def matmul_waves(batch: int, tile: int, sm_count: int, run: str = measurements.RUN) -> dict[str, cuda.Waves]:
+def matmul_waves(batch: int, tile: int, sm_count: int, run: Run = measurements.RUN) -> dict[str, cuda.Waves]:
     """Each of :func:`layer_matmuls` at ``batch`` rows cut into ``tile`` x ``tile`` output tiles,
     one per SM without split-K: how many waves, and the fraction of SM slots busy.
 

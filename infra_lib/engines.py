@@ -8,10 +8,12 @@ Serving with PagedAttention", SOSP 2023, §3 and §4.2 (reservation, internal an
 fragmentation; blocks of a fixed number of tokens); L. Zheng et al., "SGLang", 2024 (RadixAttention:
 the KV cache of shared prefixes kept in a radix tree and reused).
 """
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import _check
+from . import _check, measurements, roofline
+from . import decode_model as dm
 
 
 def _lengths(output_tokens: Sequence[int]) -> list[int]:
@@ -226,3 +228,205 @@ def padding_share(batches: Sequence[int], captured_sizes: Sequence[int]) -> floa
     """
     bs = _lengths(batches)
     return 1 - sum(bs) / sum(padded_batch(b, captured_sizes) for b in bs)
+
+
+# --------------------------------------------------------------------------------------------
+# Scheduling beyond continuous batching (chapter 7, section ch7-scheduling): a prompt admitted into
+# a running decode batch, whole or in chunks; a cached prefix; a KV cache brought back from the
+# host instead of recomputed. Every time comes from chapter 6's model of the H200 run
+# (infra_lib.decode_model): its decode terms, its prefill work and its prefill time.
+# Sources: A. Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with
+# Sarathi-Serve", OSDI 2024 (chunked prefills, stall-free hybrid batches of decodes and one chunk);
+# vLLM, "Optimization and Tuning" (chunked prefill always on in V1, the max_num_batched_tokens budget).
+
+
+def _chunk_attention_flops(tokens: int, prior_tokens: int, run: "dm.Run") -> float:
+    """Causal attention of ``tokens`` new positions after ``prior_tokens`` cached ones:
+    2 c (c + 2 prior) d L, which is decode_model.prefill_work's 2 c^2 d L when nothing is cached
+    (each new token attends to every cached one, 4 d L FLOPs a pair, and to half the new ones)."""
+    base = dm.prefill_work(tokens, run=run).attention_flops          # 2 c^2 d L
+    return base * (1 + 2 * prior_tokens / tokens)
+
+
+def _prior_kv_s(prior_tokens: int, eff: "dm.Efficiencies", run: "dm.Run") -> float:
+    """Time to read ``prior_tokens`` cached tokens' K and V (the KV term of one sequence)."""
+    return dm.decode_terms(1, prior_tokens, eff, run).kv_s if prior_tokens else 0.0
+
+
+@_check.finite
+def prefill_chunk_s(tokens: int, prior_tokens: int, eff: "dm.Efficiencies", run: "dm.Run" = measurements.RUN) -> float:
+    """A prefill of ``tokens`` new tokens whose first ``prior_tokens`` are already in the KV cache
+    (a cached prefix, or the earlier chunks of the same prompt), alone on the GPU.
+
+    Chapter 6's prefill model (decode_model.prefill_s) with the attention of the new tokens to the
+    cached ones added, 2 c (c + 2 S) d L FLOPs, and the cached K and V read once; with nothing cached
+    it is prefill_s itself. prefill_s prices the layers' matmuls at the compute rate, right for a
+    long prompt; a short chunk's matmuls cannot finish before the layers' weights are read once, so
+    their time is max(compute, weight reads), as in :func:`mixed_step_s`.
+
+    >>> e = dm.efficiencies()
+    >>> prefill_chunk_s(2000, 0, e) == dm.prefill_s(2000, e)
+    True
+    >>> round(prefill_chunk_s(500, 1500, e) * 1e3, 2)      # the last 500 tokens after a cached 1,500
+    10.83
+    >>> prefill_chunk_s(100, 2000, e) > dm.weight_read_B() / e.weight_Bps   # never below one read of the weights
+    True
+    """
+    c = _check.count("tokens", tokens, "tokens")
+    s = _check.count("prior_tokens", prior_tokens, "tokens", minimum=0)
+    e = _check.instance("eff", eff, dm.Efficiencies)
+    work = dm.prefill_work(c, run=run)
+    extra = (_chunk_attention_flops(c, s, run) - work.attention_flops) / e.peak_flop_s
+    compute_s = work.layer_flops / e.peak_flop_s
+    read_s = (dm.weight_read_B(run) - work.lm_head_B) / e.weight_Bps      # the layers' weights, once
+    return dm.prefill_s(c, e, run=run) + extra + _prior_kv_s(s, e, run) + max(0.0, read_s - compute_s)
+
+
+@_check.finite
+def mixed_step_s(decode_batch: int, context: int, prefill_tokens: int, eff: "dm.Efficiencies",
+                 prior_tokens: int = 0, run: "dm.Run" = measurements.RUN) -> float:
+    """One engine step that carries ``prefill_tokens`` tokens of a prompt (after ``prior_tokens``
+    of it already prefilled) beside ``decode_batch`` decoding requests of ``context`` tokens each.
+
+    Chapter 6's sequential decode model with the chunk added where it adds work: the weight
+    matmuls at max(weight reads, compute of all B + c tokens) (the weights are read once for both),
+    then the chunk's causal attention at the compute rate, the cached part of its prompt and the
+    decodes' KV read, and the elementwise bytes of both. With no prefill tokens it is
+    decode_model.decode_step_s. The LM head of the chunk's last position is left out (one row).
+
+    >>> e = dm.efficiencies()
+    >>> mixed_step_s(64, 1000, 0, e) == dm.decode_step_s(64, 1000, e)
+    True
+    >>> round(mixed_step_s(64, 1000, 512, e) * 1e3, 2)
+    13.47
+    """
+    b = _check.count("decode_batch", decode_batch, "requests")
+    t = _check.count("context", context, "tokens")
+    c = _check.count("prefill_tokens", prefill_tokens, "tokens", minimum=0)
+    s = _check.count("prior_tokens", prior_tokens, "tokens", minimum=0)
+    e = _check.instance("eff", eff, dm.Efficiencies)
+    d = dm.decode_terms(b, t, e, run)
+    if c == 0:
+        if s:
+            raise ValueError(f"prior_tokens ({s}) needs prefill_tokens above 0: there is no chunk to attend from")
+        return d.total_s
+    work = dm.prefill_work(c, run=run)
+    compute = d.compute_s + work.layer_flops / e.peak_flop_s
+    rest = (d.kv_s + d.elementwise_s + _chunk_attention_flops(c, s, run) / e.peak_flop_s
+            + _prior_kv_s(s, e, run) + work.elementwise_B / e.kv_Bps)
+    return roofline.sequential_step_s(compute, d.weights_s, rest)
+
+
+@_check.finite
+def free_chunk_tokens(decode_batch: int, context: int, eff: "dm.Efficiencies", run: "dm.Run" = measurements.RUN) -> int:
+    """The largest chunk whose weight matmuls still hide under the decode step's weight read:
+    the prompt tokens a memory-bound step can carry before its matmuls turn compute-bound,
+    floor((t_weights - t_compute) F / (2 (N - N_head))). Attention and elementwise work still add.
+
+    >>> free_chunk_tokens(64, 1000, dm.efficiencies())
+    224
+    """
+    b = _check.count("decode_batch", decode_batch, "requests")
+    t = _check.count("context", context, "tokens")
+    e = _check.instance("eff", eff, dm.Efficiencies)
+    d = dm.decode_terms(b, t, e, run)
+    per_token = dm.prefill_work(1, run=run).layer_flops / e.peak_flop_s
+    return max(0, math.floor((d.weights_s - d.compute_s) / per_token))
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A prompt admitted into a running decode batch, whole or in chunks (seconds).
+
+    ``stall_s``: the most one step grows over a plain decode step, the longest extra wait of every
+    decoding request's next token; ``extra_s``: the growth summed over the steps that carry the
+    prompt, the decodes' total delay; ``ttft_s``: the steps until the prompt's first token."""
+    chunks: int
+    stall_s: float
+    extra_s: float
+    ttft_s: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+        _check.count("chunks", self.chunks, "chunks")
+        for name in ("stall_s", "extra_s", "ttft_s"):
+            _check.non_negative(name, getattr(self, name), "s")
+
+
+@_check.finite
+def admit_prompt(decode_batch: int, context: int, prompt_tokens: int, eff: "dm.Efficiencies",
+                 chunk_tokens: int | None = None, run: "dm.Run" = measurements.RUN) -> Admission:
+    """Admit a prompt of ``prompt_tokens`` tokens into a batch of ``decode_batch`` decoding
+    requests: whole in one step (``chunk_tokens`` None, or at least the prompt), or in chunks of
+    ``chunk_tokens``, one per step beside the decodes (Sarathi-Serve's stall-free hybrid batches;
+    vLLM V1's scheduler with a budget of max_num_batched_tokens = decodes + chunk).
+
+    Every step is :func:`mixed_step_s`; chunk j attends to the j chunks before it.
+
+    >>> e = dm.efficiencies()
+    >>> whole, chunked = admit_prompt(64, 1000, 8192, e), admit_prompt(64, 1000, 8192, e, 512)
+    >>> whole.chunks, chunked.chunks, round(whole.stall_s * 1e3), round(chunked.stall_s * 1e3, 1)
+    (1, 16, 180, 9.0)
+    """
+    b = _check.count("decode_batch", decode_batch, "requests")
+    t = _check.count("context", context, "tokens")
+    p = _check.count("prompt_tokens", prompt_tokens, "tokens")
+    size = p if chunk_tokens is None else min(p, _check.count("chunk_tokens", chunk_tokens, "tokens"))
+    base = dm.decode_terms(b, t, eff, run).total_s
+    steps = [mixed_step_s(b, t, min(size, p - start), eff, start, run) for start in range(0, p, size)]
+    return Admission(len(steps), max(steps) - base, sum(steps) - base * len(steps), sum(steps))
+
+
+@_check.finite
+def prefix_hit(prefix_tokens: int, suffix_tokens: int, eff: "dm.Efficiencies",
+               run: "dm.Run" = measurements.RUN) -> tuple[float, float, float]:
+    """A request whose first ``prefix_tokens`` (a shared system prompt) are in the prefix cache:
+    (time to first token without the cache, with it, prefill FLOPs saved).
+
+    Without the cache the whole prompt is prefilled (decode_model.prefill_s); with it only the
+    suffix, attending to the cached prefix (:func:`prefill_chunk_s`). The FLOPs saved are the
+    prefix's own layers and attention, 2 (N - N_head) S + 2 S^2 d L.
+
+    >>> cold, hot, saved = prefix_hit(2000, 200, dm.efficiencies())
+    >>> round(cold * 1e3, 1), round(hot * 1e3, 2), round(saved / 1e12, 1)
+    (45.2, 5.94, 29.0)
+    """
+    s = _check.count("prefix_tokens", prefix_tokens, "tokens")
+    u = _check.count("suffix_tokens", suffix_tokens, "tokens")
+    e = _check.instance("eff", eff, dm.Efficiencies)
+    cold = dm.prefill_s(s + u, e, run=run)
+    hot = prefill_chunk_s(u, s, e, run)
+    whole = dm.prefill_work(s + u, run=run)
+    saved = whole.layer_flops + whole.attention_flops - dm.prefill_work(u, run=run).layer_flops \
+        - _chunk_attention_flops(u, s, run)
+    return cold, hot, saved
+
+
+@_check.finite
+def kv_reload_s(tokens: int, kv_B_per_token: float, link_Bps: float) -> float:
+    """Time to copy a request's KV cache of ``tokens`` tokens back to the GPU over a link of
+    ``link_Bps`` bytes/s (host memory over PCIe, a CPU-GPU link, a disk): tokens x bytes / bandwidth.
+
+    >>> kv_reload_s(2000, 131072, 55e9) * 1e3
+    4.7662545454545455
+    """
+    n = _check.count("tokens", tokens, "tokens")
+    kv = _check.positive("kv_B_per_token", kv_B_per_token, "bytes")
+    return n * kv / _check.positive("link_Bps", link_Bps, "bytes/s")
+
+
+@_check.finite
+def kv_reload_breakeven_Bps(tokens: int, kv_B_per_token: float, eff: "dm.Efficiencies",
+                            run: "dm.Run" = measurements.RUN) -> float:
+    """The link bandwidth at which copying a request's KV cache back takes as long as recomputing
+    its prefill (decode_model.prefill_s): tokens x bytes / t_prefill. A faster link should reload,
+    a slower one recompute (vLLM V1 preempts by recomputing). Prefill grows faster than linearly in
+    the tokens (attention), so the break-even bandwidth falls as the context grows.
+
+    >>> round(kv_reload_breakeven_Bps(2000, 131072, dm.efficiencies()) / 1e9, 2)
+    6.39
+    """
+    n = _check.count("tokens", tokens, "tokens")
+    kv = _check.positive("kv_B_per_token", kv_B_per_token, "bytes")
+    e = _check.instance("eff", eff, dm.Efficiencies)
+    return n * kv / dm.prefill_s(n, e, run=run)

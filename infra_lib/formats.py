@@ -42,6 +42,19 @@ from .minifloat import (E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, ELEMENTS, MXFP4, MXF
 
 FloatArray = npt.NDArray[np.float64]
 
+FP8_TILE_1X128 = BlockFormat("FP8 E4M3, 1x128 tiles", E4M3, 128, "fp32")
+"""DeepSeek-V3's activations: one FP32 scale per 1 x 128 tile (one token, 128 channels)
+(DeepSeek-AI 2024, §3.3.2 'fine-grained quantization'): 8 + 32/128 = 8.25 bits per value.
+
+>>> FP8_TILE_1X128.bits_per_value, round(FP8_BLOCK_128X128.bits_per_value, 5)
+(8.25, 8.00195)
+"""
+
+FP8_BLOCK_128X128 = BlockFormat("FP8 E4M3, 128x128 blocks", E4M3, 128 * 128, "fp32")
+"""DeepSeek-V3's weights: one FP32 scale per 128 x 128 block (the checkpoint's ``weight_scale_inv``,
+``weight_block_size`` [128, 128]): 8 + 32/16,384 bits per value, the block counted as one block of
+16,384 values."""
+
 
 @_check.finite
 def round_to_format(x: ArrayLike, fmt: MiniFloat) -> FloatArray:

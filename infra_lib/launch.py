@@ -258,4 +258,4 @@ def h200_launch_model(batch: int = 1, context: int = 1000) -> LaunchModel:
     fit = h200_launch_readings()
     step = measurements.decode_check(batch, context)
     return LaunchModel(kernels=fit.kernels_at_issue, eager_launch_s=fit.eager_launch_s,
-                       graph_launch_s=fit.graph_launch_s, gpu_s=step.measured_graph_s, tail_s=fit.tail_s)
+                       graph_launch_s=fit.graph_launch_s, gpu_s=step.measured_s, tail_s=fit.tail_s)

@@ -89,6 +89,50 @@ def weight_B(n_params: float, bytes_per_param: float = 2) -> float:
 
 
 @_check.finite
+def decoder_params(layers: int, d: int, heads: int, kv_heads: int, head_dim: int, ffn: int, vocab: int) -> int:
+    """Parameters of the course's Llama-shaped decoder: per layer a fused QKV projection
+    d x (H + 2 H_kv) d_h, the output projection H d_h x d, a fused gate-and-up d x 2F, the down
+    projection F x d and two RMSNorm gains (d each); then the embedding table and the untied LM head
+    (V x d each) and the final norm's gain. The one count the benchmark (``infra_lib.gpu_bench``)
+    checks its own arrays against, and a run's ``model.params`` is checked against.
+
+    >>> decoder_params(32, 4096, 32, 8, 128, 14336, 128256)     # the H200 run's Llama-3-8B shape
+    8030261248
+    """
+    L = _check.count("layers", layers, "layers")
+    d = _check.count("d", d, "")
+    h = _check.count("heads", heads, "heads")
+    hk = _check.count("kv_heads", kv_heads, "heads")
+    dh = _check.count("head_dim", head_dim, "")
+    f = _check.count("ffn", ffn, "")
+    v = _check.count("vocab", vocab, "tokens")
+    if h % hk:
+        raise ValueError(f"kv_heads: {hk} does not divide heads ({h})")
+    per_layer = d * (h + 2 * hk) * dh + h * dh * d + d * 2 * f + f * d + 2 * d
+    return L * per_layer + 2 * v * d + d
+
+
+@_check.finite
+def decode_step_read_B(params: int, vocab: int, d: int, kv_B_per_token: float, batch: int, context: int,
+                       bytes_per_param: float = 2) -> float:
+    """The least one decode step must read: every weight but the embedding table (a token looks up
+    one row of it) plus the KV cache of every sequence. Llama-3-8B, batch 1, 1,000 tokens, BF16:
+
+    >>> decode_step_read_B(8030261248, 128256, 4096, 131072, 1, 1000)
+    15140921344.0
+    """
+    n = _check.count("params", params, "parameters")
+    v = _check.count("vocab", vocab, "tokens")
+    dm = _check.count("d", d, "")
+    kv = _check.non_negative("kv_B_per_token", kv_B_per_token, "bytes")
+    b = _check.count("batch", batch, "requests")
+    t = _check.count("context", context, "tokens")
+    if v * dm > n:
+        raise ValueError(f"params: {n:,} is fewer than the embedding table's {v * dm:,}")
+    return weight_B(n - v * dm, bytes_per_param) + float(b * t * kv)
+
+
+@_check.finite
 def kv_B_per_token(n_layers: int, n_kv_heads: int, head_dim: int, bytes_per_value: float = 2) -> float:
     """KV-cache bytes per token = 2 (K and V) x layers x KV heads x head_dim x bytes per value.
 

@@ -21,7 +21,8 @@ def pipeline_bubble_fraction(stages: int, microbatches: int, interleave: int = 1
     Equation eq-pipeline-bubble in chapter 7. With p stages, m microbatches and v model chunks per
     device (v = 1: GPipe or 1F1B, which have the same bubble), the fill and the drain cost (p - 1)/v
     microbatch-times on every device, against m of work. Narayanan et al. (§2.2) write the same
-    bubble relative to the ideal time, (p - 1)/(v m).
+    bubble relative to the ideal time, (p - 1)/(v m). The interleaved schedule (v > 1) runs the
+    microbatches in groups of p, so m must be a multiple of p.
 
     >>> pipeline_bubble_fraction(4, 8), pipeline_bubble_fraction(4, 8, 2)
     (0.2727272727272727, 0.15789473684210525)
@@ -29,6 +30,9 @@ def pipeline_bubble_fraction(stages: int, microbatches: int, interleave: int = 1
     p = _check.count("stages", stages, "stages")
     m = _check.count("microbatches", microbatches, "microbatches")
     v = _check.count("interleave", interleave, "model chunks per device")
+    if v > 1 and m % p:
+        raise ValueError(f"microbatches ({m}) must be a multiple of stages ({p}) for the interleaved schedule "
+                         f"(interleave = {v}): it runs the microbatches in groups of p, as Megatron-LM requires")
     return (p - 1) / (v * m + p - 1)
 
 

@@ -19,6 +19,7 @@ with an FP16 zero point: 4 + 32/128 = 4.25; MXFP4 4.25 and NVFP4 4.5 (chapter 3,
 (127, 7)
 """
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from . import _check, cuda, generations, minifloat, models, planner, roofline
 from .models import ModelShape
@@ -324,8 +325,9 @@ def score_stderr(accuracy: float, questions: int) -> float:
     right or wrong (a binomial proportion; for the accuracy section chapter 9 does not have yet).
 
     Two models' scores on the same n questions differ by more than noise only if the difference
-    clears about twice this (1.96 standard errors for 95% if the two were independent; pairing the
-    same questions narrows it). A score of 0 or 1 has no spread: 0.
+    clears about twice this (:data:`Z_95` standard errors of the difference, :func:`score_difference_stderr`:
+    about 1.4 times this if the two were independent, less when the same questions are paired).
+    A score of 0 or 1 has no spread: 0.
 
     >>> round(score_stderr(0.5, 100), 3), score_stderr(1.0, 10)
     (0.05, 0.0)
@@ -333,6 +335,76 @@ def score_stderr(accuracy: float, questions: int) -> float:
     p = _check.share("accuracy", accuracy, "the share of questions answered right")
     n = _check.count("questions", questions, "questions")
     return (p * (1 - p) / n) ** 0.5
+
+
+CONFIDENCE = 0.95
+"""The confidence of chapter 9's intervals: the usual 95%."""
+
+Z_95 = NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / 2)
+"""Two-sided 95% point of the standard normal, 1.95996...: a difference larger than Z_95 standard
+errors would arise by chance less than 5% of the time."""
+
+GSM8K_TEST_QUESTIONS = 1319
+"""Problems in GSM8K's test split (``grade_school_math/data/test.jsonl``, one problem a line; the
+Hugging Face ``openai/gsm8k`` test split has the same 1,319 rows). Cobbe et al. 2021, "Training Verifiers
+to Solve Math Word Problems" (arXiv:2110.14168), round it to "1K test problems"."""
+
+
+@_check.finite
+def score_difference_stderr(accuracy_a: float, accuracy_b: float, questions: int,
+                            flip_share: float | None = None) -> float:
+    """Standard error of the difference of two benchmark scores, accuracy_b - accuracy_a, on n questions.
+
+    Unpaired (``flip_share`` None: two independent samples of questions):
+    sqrt(p_a (1 - p_a) / n + p_b (1 - p_b) / n).
+    Paired (the same n questions for both models, as a quantized model is evaluated against its
+    original): each question's difference d_i is -1, 0 or +1, and only the flips count. With a share
+    f = u + w of the questions flipped (u right -> wrong, w wrong -> right), the mean difference is
+    delta = w - u = p_b - p_a and var(d_i) = f - delta^2, so the standard error is
+    sqrt((f - delta^2) / n) (the large-sample form of McNemar's test). Few flips make the paired
+    error far smaller than the unpaired one; a model whose answers never change has none.
+
+    >>> round(score_difference_stderr(0.8, 0.8, 400), 4)
+    0.0283
+    >>> round(score_difference_stderr(0.8, 0.8, 400, flip_share=0.1), 4), score_difference_stderr(0.8, 0.8, 400, 0.0)
+    (0.0158, 0.0)
+    """
+    pa = _check.share("accuracy_a", accuracy_a, "the share of questions model A answers right")
+    pb = _check.share("accuracy_b", accuracy_b, "the share of questions model B answers right")
+    n = _check.count("questions", questions, "questions")
+    if flip_share is None:
+        return (pa * (1 - pa) / n + pb * (1 - pb) / n) ** 0.5
+    f = _check.share("flip_share", flip_share, "the share of questions whose answer is right for one model only")
+    delta = pb - pa
+    # u = (f - delta) / 2 right -> wrong flips, w = (f + delta) / 2 wrong -> right: both within their pools
+    if f < abs(delta) - 1e-12 or (f - delta) / 2 > pa + 1e-12 or (f + delta) / 2 > 1 - pa + 1e-12:
+        raise ValueError(f"flip_share {f} is impossible for accuracies {pa} and {pb}: it must be at least "
+                         f"|accuracy_b - accuracy_a| = {abs(delta):.4g}, with at most accuracy_a of the "
+                         "questions flipping right -> wrong and at most 1 - accuracy_a wrong -> right")
+    return (max(f - delta * delta, 0.0) / n) ** 0.5
+
+
+@_check.finite
+def kv_bits_with_residual(quant_bits: float, context: float, residual_tokens: int,
+                          full_bits: int = UNQUANTIZED_BITS) -> float:
+    """Bits per cached value, averaged over a request, when the most recent ``residual_tokens`` stay in
+    full precision: (R x full_bits + (T - R) x quant_bits) / T for T >= R, full_bits below it.
+
+    KIVI keeps this residual window of the newest tokens in FP16, and quantizes keys only once a
+    whole group of tokens has filled (keys are grouped along the tokens), so the cache is quantized in
+    blocks while the newest tokens keep their precision (Liu et al. 2024). The window costs more the
+    shorter the request: at 5 bits with R = 128, 512 tokens average 7.75 bits and 32,768 tokens 5.04.
+
+    >>> kv_bits_with_residual(5, 512, 128), round(kv_bits_with_residual(5, 32768, 128), 3), kv_bits_with_residual(5, 64, 128)
+    (7.75, 5.043, 16.0)
+    """
+    b = _check.positive("quant_bits", quant_bits, "bits")
+    t = _check.positive("context", context, "tokens")
+    r = _check.count("residual_tokens", residual_tokens, "tokens", minimum=0)
+    full = _check.count("full_bits", full_bits, "bits")
+    if r >= t:
+        return float(full)
+    return (r * full + (t - r) * b) / t
 
 
 @dataclass(frozen=True)

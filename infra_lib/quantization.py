@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike
 
 from . import _check, formats
 # the storage arithmetic is pure Python (the review and the widgets run it in the browser): re-exported
-from .quant_storage import (INT4_GROUP, INT8_ROW, KV_GROUP, PACKED_ZERO_BITS, TENSOR_VALUES, UNQUANTIZED_BITS,  # noqa: F401
+from .quant_storage import (CONFIDENCE, GSM8K_TEST_QUESTIONS, INT4_GROUP, INT8_ROW, KV_GROUP, PACKED_ZERO_BITS,  # noqa: F401
+                            TENSOR_VALUES, UNQUANTIZED_BITS, Z_95, kv_bits_with_residual, score_difference_stderr,
                             PrefillDecode, StorageFormat, _measured_peak, bits_per_param, checkpoint_B, checkpoint_bits,
                             compute_bound_batch_at_bits, decode_ceiling_at_bits_tok_s, decode_read_B, int_qmax,
                             kv_tokens_that_fit, kv_weight_crossover_batch, max_batch_at, prefill_decode_speedup,
@@ -351,3 +352,47 @@ def attention_score_sqnr_db(queries: ArrayLike, keys: ArrayLike, keys_hat: Array
     if kh.shape != ka.shape:
         raise ValueError(f"keys_hat has shape {kh.shape} but keys {ka.shape}: they must match")
     return _product_sqnr_db(qa @ ka.T, qa @ kh.T)
+
+
+# ---- the model's output distribution: KL divergence and top-1 agreement -------------------------
+
+def _log_softmax(z: FloatArray) -> FloatArray:
+    m = z.max(axis=1, keepdims=True)
+    return z - m - np.log(np.exp(z - m).sum(axis=1, keepdims=True))
+
+
+def _logit_pair(ref_logits: ArrayLike, test_logits: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    ra, ta = _matrix("ref_logits", ref_logits), _matrix("test_logits", test_logits)
+    if ra.shape != ta.shape:
+        raise ValueError(f"ref_logits has shape {ra.shape} but test_logits {ta.shape}: "
+                         "both must be positions x vocabulary")
+    return ra, ta
+
+
+@_check.finite
+def mean_kl_divergence(ref_logits: ArrayLike, test_logits: ArrayLike) -> float:
+    """Mean over positions of KL(P_ref || P_test) in nats, P = softmax of each row of logits
+    (positions x vocabulary): sum_v P_ref(v) (log P_ref(v) - log P_test(v)).
+
+    What llama.cpp's ``llama-perplexity --kl-divergence`` reports as "Mean KLD" for a quantized model
+    against the base model's saved logits; 0 only when every row's distribution is unchanged, and,
+    unlike perplexity, it counts a change of the distribution in either direction as a loss.
+
+    >>> mean_kl_divergence([[0.0, 0.0]], [[0.0, 0.0]]), round(mean_kl_divergence([[0.0, 0.0]], [[1.0, 0.0]]), 4)
+    (0.0, 0.1201)
+    """
+    ra, ta = _logit_pair(ref_logits, test_logits)
+    lp, lq = _log_softmax(ra), _log_softmax(ta)
+    return float(max((np.exp(lp) * (lp - lq)).sum(axis=1).mean(), 0.0))
+
+
+@_check.finite
+def top1_agreement(ref_logits: ArrayLike, test_logits: ArrayLike) -> float:
+    """Share of positions whose most likely token is the same under both logits (llama.cpp's
+    "Same top p"): what greedy decoding would pick identically, one position at a time.
+
+    >>> top1_agreement([[2.0, 1.0], [0.0, 1.0]], [[1.5, 1.0], [1.0, 0.0]])
+    0.5
+    """
+    ra, ta = _logit_pair(ref_logits, test_logits)
+    return float((ra.argmax(axis=1) == ta.argmax(axis=1)).mean())

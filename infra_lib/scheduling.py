@@ -149,9 +149,10 @@ def switch_hops(same_node: bool, same_rail: bool, same_leaf_group: bool) -> int:
     return 1 if _check.flag("same_rail", same_rail) and _check.flag("same_leaf_group", same_leaf_group) else 3
 
 
-PLACEMENT_MODELS = ("ring", "two_level", "serial")
+PLACEMENT_MODELS = ("ring", "two_level", "serial", "in_network")
 """How :func:`placement_all_reduce_s` prices the all-reduce: NCCL's multi-channel ring (pipelined), the
-two-level all-reduce with its phases pipelined, or the two-level phases one after the other."""
+two-level all-reduce with its phases pipelined, the two-level phases one after the other, or the
+cross-node reduction done in the switches (SHARP)."""
 
 
 @_check.finite
@@ -171,7 +172,10 @@ def placement_all_reduce_s(size_B: float, gpus_per_node: int, nodes: int, nvlink
     - ``"two_level"``: chapter 6's reduce-scatter / all-reduce / all-gather with its phases pipelined,
       max(reduce-scatter + all-gather, inter-node) (``HierarchicalAllReduce.pipelined_s``);
     - ``"serial"``: the same three phases one after the other (``HierarchicalAllReduce.time_s``), an
-      upper bound that no pipelined library pays.
+      upper bound that no pipelined library pays;
+    - ``"in_network"``: the switches reduce across nodes (InfiniBand SHARP through NCCL's CollNet), so each
+      NIC sends its S/g once instead of 2(n - 1)/n times
+      (:func:`infra_lib.collectives.in_network_hierarchical_all_reduce`, pipelined, at line rate).
 
     64 GPUs, 1 GB, NVLink 450 GB/s and 50 GB/s NICs: packed as 8 full nodes, the ring's NICs carry
     2 x 63/64 x 1 GB / 8 / 50 GB/s = 4.92 ms (its NVLink legs need 3.83 ms at the same time); spread
@@ -184,6 +188,14 @@ def placement_all_reduce_s(size_B: float, gpus_per_node: int, nodes: int, nvlink
     39.38
     >>> round(placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="serial") * 1e3, 2)
     8.26
+
+    Reduced in the switches, the spread placement's NICs carry 1 GB once: 20 ms instead of 39.4 ms;
+    packed, NVLink's 3.89 ms sets the time.
+
+    >>> round(placement_all_reduce_s(1e9, 1, 64, 450e9, 50e9, model="in_network") * 1e3, 2)
+    20.0
+    >>> round(placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="in_network") * 1e3, 2)
+    3.89
     """
     over = _check.number("oversubscription", oversubscription, "(down/up ports)")
     if over < 1:
@@ -192,5 +204,8 @@ def placement_all_reduce_s(size_B: float, gpus_per_node: int, nodes: int, nvlink
     _check.positive("nic_Bps", nic_Bps, "bytes/s per direction")
     if how == "ring":
         return collectives.multi_channel_ring_all_reduce(size_B, gpus_per_node, nodes, nvlink_Bps, nic_Bps / over).time_s
+    if how == "in_network":
+        return collectives.in_network_hierarchical_all_reduce(size_B, gpus_per_node, nodes, nvlink_Bps,
+                                                              nic_Bps / over).time_s
     h = collectives.hierarchical_all_reduce(size_B, gpus_per_node, nodes, nvlink_Bps, nic_Bps / over)
     return h.pipelined_s if how == "two_level" else h.time_s

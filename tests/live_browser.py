@@ -16,6 +16,9 @@ UI_TIMEOUT_MS = 60_000        # the notebook app and the notebook on screen
 KERNEL_TIMEOUT_MS = 180_000   # Pyodide boots and loads the wheels (cold: 10-45 s on a busy 2-core machine)
 CELLS_TIMEOUT_MS = 120_000    # Run All -> the widget's output (the rest of Pyodide's boot: 21 s on an idle 2-core machine)
 RUN_ALL_TRIES = 2             # a Run All clicked while the session still starts can be lost: click it again
+STARTED_TIMEOUT_MS = 20_000   # Run All -> the first cell shows as running or run
+STARTED_JS = """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+    .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"""
 SLIDER_TIMEOUT_MS = 15_000    # one slider move to a new output
 
 
@@ -28,6 +31,7 @@ class LiveRun:
     before: str = ""               # the widget's output text, then after moving the slider
     after: str = ""
     slider: int = 0                # which slider moved (its index in the panel's controls)
+    run_all_clicks: int = 0        # how many times Run All was clicked (a lost first click: 2)
     blocked: list = field(default_factory=list)   # requests that tried to leave 127.0.0.1
     failed: list = field(default_factory=list)    # failed requests and HTTP status >= 400
     errors: list = field(default_factory=list)    # console errors and uncaught exceptions
@@ -60,16 +64,22 @@ def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None):
         run.kernel_s = time.perf_counter() - start
         start = time.perf_counter()
         output = page.locator(".widget-html-content").first
+        # A Run All clicked while the session still starts can be lost; clicking it again once the
+        # cells have started would run them twice, and the first run's widget is then disposed
+        # under its view ("<model id> was disposed" in the console). So click again only if no
+        # cell has started: a prompt "[*]:" (running) or "[1]:" (done) shows that one has.
         for attempt in range(1, RUN_ALL_TRIES + 1):
+            run.run_all_clicks = attempt
             page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click(
                 timeout=UI_TIMEOUT_MS)
             page.click('li[data-command="runmenu:run-all"]', timeout=UI_TIMEOUT_MS)
             try:
-                output.wait_for(timeout=CELLS_TIMEOUT_MS)
+                page.wait_for_function(STARTED_JS, timeout=STARTED_TIMEOUT_MS)
                 break
             except Exception:                   # noqa: BLE001  (Playwright's TimeoutError)
                 if attempt == RUN_ALL_TRIES:
                     raise
+        output.wait_for(timeout=CELLS_TIMEOUT_MS)
         page.wait_for_function("el => el.innerText.trim().length > 0", arg=output.element_handle(),
                                timeout=CELLS_TIMEOUT_MS)
         run.cells_s = time.perf_counter() - start

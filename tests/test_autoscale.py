@@ -32,3 +32,53 @@ def test_instant_start_never_queues():
 def test_longer_cold_start_queues_more():
     q = [A.simulate_burst(10, 30, 2, 16, c).peak_queued for c in (10, 60, 200)]
     assert q == sorted(q) and q[0] == pytest.approx(140)
+
+
+# ---- the HPA's scale-down stabilization ---------------------------------------------------------
+
+def _stabilized_by_time(desired, p, w):
+    """An independent reading of the rule: at time t_i, the largest recommendation recorded at a time
+    t_j <= t_i with t_j > t_i - w (or the current one when the window is shorter than a sync)."""
+    out = []
+    for i in range(len(desired)):
+        ti = i * p
+        seen = [desired[j] for j in range(i + 1) if j * p > ti - w] or [desired[i]]
+        out.append(max(seen + [desired[i]]))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("p, w", [(15, 300), (15, 60), (10, 25), (15, 0), (30, 15)])
+def test_hpa_stabilize_matches_the_rule_read_by_time(p, w):
+    desired = [2, 2, 5, 5, 5, 3, 2, 4, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+    s = A.hpa_stabilize(desired, p, w)
+    assert s.replicas == _stabilized_by_time(desired, p, w)
+    assert all(r >= d for r, d in zip(s.replicas, s.desired))
+
+
+@pytest.mark.parametrize("low, high, p, w", [(2, 5, 15, 300), (1, 4, 15, 60), (3, 8, 20, 100)])
+def test_a_spike_holds_its_extra_replicas_for_the_window_less_one_sync(low, high, p, w):
+    # the need falls at the first sync after the spike; the last high recommendation leaves the
+    # window w later, so the extra replicas idle for w/p - 1 syncs: (high - low) x (w - p)
+    desired = [low] * 3 + [high] * 4 + [low] * (w // p + 5)
+    s = A.hpa_stabilize(desired, p, w)
+    assert s.idle_replica_s == pytest.approx((high - low) * (w - p))
+    assert s.idle_gpu_h(4) == pytest.approx(4 * (high - low) * (w - p) / 3600)
+
+
+def test_no_window_follows_the_need():
+    s = A.hpa_stabilize([1, 5, 2, 7, 0], 15, 0)
+    assert s.replicas == (1, 5, 2, 7, 0) and s.idle_replica_s == 0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: A.hpa_stabilize([], 15, 300), "desired"),
+    (lambda: A.hpa_stabilize("12", 15, 300), "desired"),
+    (lambda: A.hpa_stabilize([1, -1], 15, 300), r"desired\[1\]"),
+    (lambda: A.hpa_stabilize([1, 2.5], 15, 300), r"desired\[1\]"),
+    (lambda: A.hpa_stabilize([1, 2], 0, 300), "sync_period_s"),
+    (lambda: A.hpa_stabilize([1, 2], 15, -1), "window_s"),
+    (lambda: A.hpa_stabilize([1, 2], 15, 300).idle_gpu_h(0), "gpus_per_replica"),
+])
+def test_hpa_stabilize_rejects_bad_input(call, match):
+    with pytest.raises((TypeError, ValueError), match=match):
+        call()

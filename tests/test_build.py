@@ -296,3 +296,115 @@ def test_no_space_after_wan_or_yi_in_the_chinese_edition(strict_build):
         if hits:
             found[page.name] = hits[:5]
     assert not found, found
+
+
+# --- issue 22 §5: what the pages show that they should not ------------------------------------
+
+CITATION_LABEL = re.compile(r'<div class="citation" id="[^"]*" role="doc-biblioentry">\s*<span class="label">'
+                            r'<span class="fn-bracket">\[</span>(?:<a [^>]*>)?([^<]*)')
+INTEXT_CITATION = re.compile(r'<span class="bibtex-citation"[^>]*>(.*?)</span>', re.S)
+
+
+def citation_labels(html):
+    """The labels of a page's reference list, and the text of each citation in its prose:
+    "[Williams et al., 2009]" ({cite:p}) or "Williams et al. [2009]" ({cite:t})."""
+    def text(s):
+        return re.sub(r"<[^>]+>", "", s).strip()
+    return [text(m) for m in CITATION_LABEL.findall(html)], [text(m) for m in INTEXT_CITATION.findall(html)]
+
+
+def test_the_citation_finder_reads_labels_and_citations():
+    page = ('<span class="bibtex-citation" id="id1">[<a class="reference internal" href="#id23" title="x">Williams '
+            '<em>et al.</em>, 2009</a>]</span> <div class="citation" id="id23" role="doc-biblioentry">\n<span class="label">'
+            '<span class="fn-bracket">[</span><a role="doc-backlink" href="#id1">WWP09</a><span class="fn-bracket">]</span></span>')
+    assert citation_labels(page) == (["WWP09"], ["[Williams et al., 2009]"])
+
+
+def cites(label, cited):
+    """True when some citation of the page names the label's authors and year (either form)."""
+    name, year = re.fullmatch(r"(.+), (\d{4}|n\.d\.)[a-z]?", label).groups()
+    return any(name in c and year in c for c in cited)
+
+
+def test_bibliography_labels_are_author_year():
+    """The style the config names (book/ext/course_ext.py registers it) labels entries as the text
+    cites them: one author, two, three or more, and a suffix only where two labels would be equal."""
+    sys.path.insert(0, str(ROOT / "book" / "ext"))
+    import course_ext
+    from pybtex.database import parse_string
+    from pybtex.plugin import find_plugin
+
+    course_ext._register_bibliography_style()
+    config, _ = course.edition_config("en")
+    assert config["sphinx"]["config"]["bibtex_default_style"] == "course_author_year"
+    bib = parse_string("""
+        @article{one, author={Daly, John}, title={T1}, journal={J}, year={2006}}
+        @article{two, author={Hansen, Casper and {AutoAWQ contributors}}, title={T2}, journal={J}, year={2024}}
+        @article{three, author={Williams, Samuel and Waterman, Andrew and Patterson, David}, title={T3}, journal={J}, year={2009}}
+        @misc{same1, author={{PyTorch Contributors}}, title={A}, year={2025}}
+        @misc{same2, author={{PyTorch Contributors}}, title={B}, year={2025}}
+    """, "bibtex")
+    style = find_plugin("pybtex.style.formatting", "course_author_year")()
+    labels = {e.key: e.label for e in style.format_bibliography(bib)}
+    assert labels["one"] == "Daly, 2006"
+    assert labels["two"] == "Hansen and AutoAWQ contributors, 2024"
+    assert labels["three"] == "Williams et al., 2009"
+    assert sorted([labels["same1"], labels["same2"]]) == ["PyTorch Contributors, 2025a", "PyTorch Contributors, 2025b"]
+    # Sphinx checks labels across every page's list: two entries of the course's bibliography with
+    # one author and year get different labels even when no page lists both.
+    suffixes = course_ext._label_suffixes()
+    full = parse_string(course_ext.BIB_FILE.read_text(encoding="utf-8"), "bibtex")
+    words = {}
+    for key, entry in full.entries.items():
+        words.setdefault(course_ext.author_year_label(entry) + suffixes.get(key, ""), []).append(key)
+    assert all(len(keys) == 1 for keys in words.values()), {w: k for w, k in words.items() if len(k) > 1}
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", course.EDITIONS)
+def test_reference_lists_label_entries_as_the_text_cites_them(strict_build, lang):
+    """Author–year in the text ([Williams et al., 2009]) and in the reference list (not [WWP09]):
+    every label of a chapter's list is "Name…, year" and is what some citation on the page says
+    (up to the a/b suffix of two works of one author and year)."""
+    assert strict_build.returncode == 0, strict_build.summary()
+    checked, problems = 0, {}
+    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+        labels, cited = citation_labels(page.read_text(encoding="utf-8"))
+        bad = [label for label in labels if not re.fullmatch(r".+, (\d{4}|n\.d\.)[a-z]?", label)
+               or not cites(label, cited)]
+        if bad:
+            problems[page.name] = bad[:5]
+        checked += len(labels)
+    assert checked > 20 and not problems, (checked, problems)
+
+
+HIDDEN_BAR = re.compile(r'<div class="cell tag_hide-input[^"]*">\s*<details class="[^"]*\bhide above-input')
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", course.EDITIONS)
+def test_no_empty_code_bar_under_a_chapters_title(strict_build, lang):
+    """The edition cell (LANG = ...) and the imports were hide-input cells with no output: two
+    "Show code cell source" bars under every chapter's title. They are remove-input (the readable
+    notebook still has them, collapsed: book/ext/reader_notebook.py)."""
+    assert strict_build.returncode == 0, strict_build.summary()
+    found = {}
+    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+        article = page.read_text(encoding="utf-8").split('<article class="bd-article"', 1)[-1]
+        first_two = ['<div class="cell ' + c for c in article.split('<div class="cell ')[1:3]]
+        bars = [c for c in first_two if HIDDEN_BAR.match(c)]
+        if bars:
+            found[page.name] = len(bars)
+    assert found == {}, found
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", course.EDITIONS)
+def test_no_theme_download_menu(strict_build, lang):
+    """No menu offering the Jupytext source (.md) or a one-page print (.pdf): a chapter's header
+    has its readable .ipynb, the footer the edition's PDF and EPUB."""
+    assert strict_build.returncode == 0, strict_build.summary()
+    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        assert "dropdown-download-buttons" not in html and "window.print()" not in html, page.name
+        assert re.search(r'class="btn btn-sm course-ipynb-link" href="[^"]+\.ipynb" download', html), page.name

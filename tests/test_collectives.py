@@ -341,3 +341,53 @@ def test_torus_all_gather_stages_by_hand():
 def test_torus_all_gather_rejects(dims):
     with pytest.raises((ValueError, TypeError)):
         col.torus_all_gather_s(1e9, dims, 50e9)
+
+
+# ---- the reduction done in the fabric's switches (SHARP across nodes) ---------------------------
+
+def test_in_network_hierarchical_by_hand():
+    # 4 nodes of 8 GPUs, 8 GB, NVLink 400 GB/s, NICs 50 GB/s: each GPU's share after the node's
+    # reduce-scatter is 1 GB, sent once through its NIC: 20 ms; the node's reduce-scatter and
+    # all-gather move 7/8 x 8 GB each way on every GPU's NVLink: 14 GB / 400 GB/s = 35 ms
+    r = col.in_network_hierarchical_all_reduce(8e9, 8, 4, 400e9, 50e9)
+    assert r.nic_B == pytest.approx(1e9)
+    assert r.network_s == pytest.approx(1e9 / 50e9)
+    assert r.nvlink_s == pytest.approx(2 * 7e9 / 400e9)
+    assert r.time_s == pytest.approx(35e-3)
+
+
+@PROPS
+@given(sizes, st.integers(min_value=1, max_value=16), st.integers(min_value=2, max_value=256), bws, bws)
+def test_in_network_sends_each_share_once_and_saves_the_ring_factor(size, g, nodes, bi, be):
+    """Across nodes each NIC carries S/g once (the g NICs of a node together carry S once); a flat
+    ring over the same n = gN GPUs carries 2(n - 1)/n of that; inside the node the NVLink phases
+    are the two-level all-reduce's reduce-scatter and all-gather."""
+    r = col.in_network_hierarchical_all_reduce(size, g, nodes, bi, be)
+    ring = col.multi_channel_ring_all_reduce(size, g, nodes, bi, be)
+    two = col.hierarchical_all_reduce(size, g, nodes, bi, be)
+    n = g * nodes
+    assert r.nic_B * g == pytest.approx(size)
+    assert ring.network_s == pytest.approx(r.network_s * 2 * (n - 1) / n)
+    assert ring.network_s == pytest.approx(r.network_s * col.in_network_gain(n))
+    assert r.network_s <= ring.network_s * (1 + 1e-12)
+    assert r.nvlink_s == pytest.approx(two.reduce_scatter_s + two.all_gather_s)
+    assert r.time_s == max(r.nvlink_s, r.network_s)
+
+
+def test_in_network_on_one_node_is_the_ring_inside_it():
+    r = col.in_network_hierarchical_all_reduce(1e9, 8, 1, 450e9, 50e9)
+    assert (r.nic_B, r.network_s) == (0.0, 0.0)
+    assert r.time_s == pytest.approx(col.ring_all_reduce_s(1e9, 8, 450e9))
+
+
+@pytest.mark.parametrize("param, call, bads", [
+    ("size_B", lambda x: col.in_network_hierarchical_all_reduce(x, 8, 8, 450e9, 50e9), BAD_NON_NEGATIVE),
+    ("gpus_per_node", lambda x: col.in_network_hierarchical_all_reduce(1e9, x, 8, 450e9, 50e9), BAD_COUNT),
+    ("nodes", lambda x: col.in_network_hierarchical_all_reduce(1e9, 8, x, 450e9, 50e9), BAD_COUNT),
+    ("intra_Bps", lambda x: col.in_network_hierarchical_all_reduce(1e9, 8, 8, x, 50e9), BAD_POSITIVE),
+    ("inter_Bps", lambda x: col.in_network_hierarchical_all_reduce(1e9, 8, 8, 450e9, x), BAD_POSITIVE),
+])
+def test_in_network_hierarchical_rejects_bad_input(param, call, bads):
+    for bad in bads:
+        with pytest.raises((TypeError, ValueError), match=names(param)):
+            call(bad)

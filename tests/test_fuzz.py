@@ -46,6 +46,11 @@ SKIP = {
     "infra_lib.machine_bench.time_repeats", "infra_lib.machine_bench.copy_bandwidth",
     "infra_lib.machine_bench.read_bandwidth", "infra_lib.machine_bench.matmul_flop_s",
     "infra_lib.machine_bench.measure",
+    # the GPU benchmark: it times this machine (or refuses without CUDA), writes folders, parses argv;
+    # tested in tests/test_gpu_bench.py (its pure parts, plan/estimate_s/describe, are fuzzed here)
+    "infra_lib.gpu_bench.main", "infra_lib.gpu_bench.measure", "infra_lib.gpu_bench.write",
+    "infra_lib.gpu_bench.backend", "infra_lib.gpu_bench.Backend", "infra_lib.gpu_bench.NumpyBackend",
+    "infra_lib.gpu_bench.TorchBackend", "infra_lib.gpu_bench.Decoder",
     # notebook side effects (display, glue) and reading arbitrary files
     "infra_lib.glue.glue", "infra_lib.sources.show", "infra_lib.hardware.load",
     "infra_lib.i18n.load_labels",
@@ -205,7 +210,7 @@ def _library_instances() -> dict[type, list[object]]:
 
 def _seeds() -> list[object]:
     """Objects of classes no zero-argument function or module constant gives."""
-    from infra_lib import exercises, hardware, ops
+    from infra_lib import autoscale, exercises, hardware, ops
     from infra_lib.widgets import panel
     param = exercises.Param(3, "GPUs", low=1, high=9, integer=True)
     sms = hardware.spec("h100_sxm5", "sm_count")
@@ -213,7 +218,8 @@ def _seeds() -> list[object]:
             exercises.Exercise("fuzz_ex", {"k": param}, lambda k: {"twice": exercises.Answer(2 * k)}),
             exercises.Scenario(context=1000, batch=64), ops.Op(2.0e9, 8.0e9),
             panel.Result(rows=(("batch", "8"),)),
-            hardware.Finding("fuzz", sms, 132.0, (sms,), "sm_count", 0.0, 0.05, False)]
+            hardware.Finding("fuzz", sms, 132.0, (sms,), "sm_count", 0.0, 0.05, False),
+            autoscale.hpa_stabilize([2, 5, 2, 2], 15.0, 30.0)]
 
 
 SEEDS = _seeds()

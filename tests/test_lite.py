@@ -102,7 +102,7 @@ def test_live_widget_runs_offline_and_matches_cpython(strict_build, browser, lan
         run = run_live(browser, server, f"{lang}/{chapter}.ipynb", slider=slider, steps=1, screenshot=shot)
     assert run.blocked == [], f"requests left 127.0.0.1: {run.blocked[:5]}"
     assert run.failed == [], run.failed[:5]
-    assert run.errors == [], run.errors[:5]
+    assert run.errors == [], (run.errors[:5], f"Run All clicked {run.run_all_clicks} time(s)")
     assert squash(run.before) == squash(want_before), (run.before, want_before)
     assert squash(run.after) == squash(want_after), (run.after, want_after)
     print(f"{lang}/{chapter}: page opened to sliders (cold start) {run.kernel_s + run.cells_s:.1f} s, "

@@ -83,6 +83,9 @@ def test_in_flight_matches_simulation(p, m, schedule):
 
 def test_bubble_limits():
     assert P.pipeline_bubble_fraction(1, 5) == 0
+    assert P.pipeline_bubble_fraction(4, 6) > 0                      # 1F1B takes any m
+    with pytest.raises(ValueError, match="multiple of stages"):
+        P.pipeline_bubble_fraction(4, 6, 2)                           # interleaving needs m in groups of p
     assert P.pipeline_bubble_fraction(8, 10 ** 6) < 1e-5
     with pytest.raises(ValueError):
         P.pipeline_in_flight(4, 8, stage=4)

@@ -380,3 +380,85 @@ def test_checkpoint_bits_average_the_blocks_and_the_16_bit_rest():
     l70, rest = models.LLAMA3_70B, 2 * 128_256 * 8192
     assert qs.checkpoint_bits(l70, 4.15625) == pytest.approx(((l70.n_params - rest) * 4.15625 + rest * 16) / l70.n_params)
     assert all(qs.checkpoint_bits(s, 16) == pytest.approx(16) for s in models.SHAPES.values())
+
+
+# ---- the evaluation checklist: score differences, KL divergence, top-1 agreement ----------------
+
+def test_unpaired_difference_is_two_independent_stderrs():
+    for pa, pb, n in ((0.9, 0.88, 1319), (0.5, 0.6, 100)):
+        assert q.score_difference_stderr(pa, pb, n) == pytest.approx(
+            math.hypot(q.score_stderr(pa, n), q.score_stderr(pb, n)))
+
+
+def test_paired_difference_matches_the_per_question_differences():
+    # build n questions with exact counts: u right -> wrong, w wrong -> right, the rest unchanged
+    n, pa, u, w = 1000, 0.9, 40, 25
+    a = np.zeros(n); a[: int(pa * n)] = 1
+    b = a.copy(); b[:u] = 0; b[int(pa * n): int(pa * n) + w] = 1
+    d = b - a
+    expected = d.std() / math.sqrt(n)                     # population std of d_i over sqrt(n)
+    got = q.score_difference_stderr(pa, b.mean(), n, flip_share=(u + w) / n)
+    assert got == pytest.approx(expected)
+
+
+def test_paired_difference_matches_a_simulation():
+    rng = np.random.default_rng(11)
+    n, trials, pa, u, w = 500, 4000, 0.8, 0.07, 0.03     # shares: right -> wrong, wrong -> right
+    cats = rng.choice(4, size=(trials, n), p=[pa - u, u, w, 1 - pa - w])   # both right, down, up, both wrong
+    diffs = ((cats == 2).sum(axis=1) - (cats == 1).sum(axis=1)) / n
+    se = q.score_difference_stderr(pa, pa - u + w, n, flip_share=u + w)
+    assert diffs.std() == pytest.approx(se, rel=0.05)
+    # pairing narrows the error: the unpaired one is larger
+    assert se < q.score_difference_stderr(pa, pa - u + w, n)
+
+
+def test_paired_difference_refuses_impossible_flips():
+    with pytest.raises(ValueError, match="flip_share"):
+        q.score_difference_stderr(0.9, 0.8, 100, flip_share=0.05)      # fewer flips than the difference
+    with pytest.raises(ValueError, match="flip_share"):
+        q.score_difference_stderr(0.95, 0.95, 100, flip_share=0.5)     # more right -> wrong than right answers
+    with pytest.raises(ValueError, match="questions"):
+        q.score_difference_stderr(0.9, 0.9, 0)
+    assert q.Z_95 == pytest.approx(1.959964, abs=1e-6)
+
+
+def test_kl_divergence_by_hand_and_its_invariances():
+    p = np.array([[math.log(0.7), math.log(0.2), math.log(0.1)]])
+    r = np.array([[math.log(0.5), math.log(0.25), math.log(0.25)]])
+    by_hand = 0.7 * math.log(0.7 / 0.5) + 0.2 * math.log(0.2 / 0.25) + 0.1 * math.log(0.1 / 0.25)
+    assert q.mean_kl_divergence(p, r) == pytest.approx(by_hand)
+    assert q.mean_kl_divergence(p + 3.0, r - 1.0) == pytest.approx(by_hand)      # a constant per row changes nothing
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((50, 20)), rng.standard_normal((50, 20))
+    assert q.mean_kl_divergence(a, b) > 0 and q.mean_kl_divergence(a, a) == 0
+    with pytest.raises(ValueError, match="shape"):
+        q.mean_kl_divergence(a, b[:, :10])
+
+
+def test_top1_agreement_counts_the_same_argmax():
+    a = np.array([[3.0, 1.0, 0.0], [0.0, 2.0, 1.0], [0.0, 0.0, 5.0], [1.0, 0.0, 0.0]])
+    b = np.array([[2.0, 1.9, 0.0], [0.0, 1.0, 2.0], [0.0, 1.0, 5.0], [0.0, 3.0, 0.0]])
+    assert q.top1_agreement(a, b) == 0.5
+    assert q.top1_agreement(a, a) == 1.0
+
+
+def test_finer_scales_lose_less_distribution():
+    x = q.synthetic_activations(256, 512, 4, 20.0, seed=5)
+    w = q.synthetic_weights(512, 256, 0.002, 30.0)
+    ref = x @ w
+    kl = {g: q.mean_kl_divergence(ref, x @ q.quantize_int(w, 4, g, 128)) for g in ("tensor", "group")}
+    assert kl["group"] < kl["tensor"]
+    assert q.mean_kl_divergence(ref, x @ q.quantize_int(w, 8, "channel")) < kl["group"]
+
+
+def test_kv_residual_window_by_hand():
+    assert q.kv_bits_with_residual(4, 1000, 100) == pytest.approx((100 * 16 + 900 * 4) / 1000)
+    assert q.kv_bits_with_residual(4, 1000, 0) == 4
+    assert q.kv_bits_with_residual(4, 50, 100) == 16
+    # the window's share falls as 1/T: long requests approach the quantized bits
+    assert q.kv_bits_with_residual(4, 10**6, 128) == pytest.approx(4, abs=0.002)
+
+
+def test_deepseek_block_scales_cost_by_hand():
+    assert formats.FP8_TILE_1X128.bits_per_value == 8 + 32 / 128
+    assert formats.FP8_BLOCK_128X128.bits_per_value == 8 + 32 / (128 * 128)

@@ -66,6 +66,26 @@ def test_placement_models_are_ordered(g):
     assert S.placement_all_reduce_s(*args) <= serial + 1e-15
 
 
+def test_placement_in_network_by_hand():
+    # one GPU on each of 64 nodes: no NVLink phase, each NIC sends the whole 4 GB once, 80 ms,
+    # against the flat ring's 2 x 63/64 x 4 GB = 7.875 GB, 157.5 ms
+    spread = S.placement_all_reduce_s(4e9, 1, 64, 450e9, 50e9, model="in_network")
+    assert spread == pytest.approx(4e9 / 50e9)
+    assert S.placement_all_reduce_s(4e9, 1, 64, 450e9, 50e9) == pytest.approx(spread * 2 * 63 / 64)
+    # packed 8 x 8: NICs 0.5 GB once (10 ms), NVLink 2 x 7/8 x 4 GB / 450 GB/s = 15.6 ms sets the time
+    packed = S.placement_all_reduce_s(4e9, 8, 8, 450e9, 50e9, model="in_network")
+    assert packed == pytest.approx(2 * 7 / 8 * 4e9 / 450e9)
+    # an oversubscribed tier halves what each NIC gets across it
+    assert S.placement_all_reduce_s(4e9, 1, 64, 450e9, 50e9, 2, model="in_network") == pytest.approx(2 * spread)
+
+
+@pytest.mark.parametrize("g", [1, 2, 4, 8])
+def test_in_network_never_loads_the_nics_more_than_the_ring(g):
+    """The switches' reduction can only lighten the NICs; where NVLink sets the time it may not help."""
+    nics = S.placement_all_reduce_s(4e9, g, 64 // g, 1e15, 50e9, model="in_network")   # NVLink all but free
+    assert nics <= S.placement_all_reduce_s(4e9, g, 64 // g, 1e15, 50e9) * (1 + 1e-12)
+
+
 def test_placement_model_is_checked():
     with pytest.raises(KeyError, match="model"):
         S.placement_all_reduce_s(1e9, 8, 8, 450e9, 50e9, model="tree")

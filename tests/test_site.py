@@ -571,6 +571,65 @@ def test_search_finds(site, lang, query):
     assert not record.outside, f"search page requests resources outside 127.0.0.1: {record.outside}"
 
 
+SEARCH_BOXES_JS = r"""
+() => {
+  const drawn = e => { const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'
+           && r.right > 0 && r.left < window.innerWidth; };   // a drawer off screen is not shown; the sidebar may be scrolled
+  const boxes = [...document.querySelectorAll('.search-button__button, form.bd-search input[name=q]')].filter(drawn);
+  const overlaps = [];
+  for (const form of document.querySelectorAll('form.bd-search')) {
+    const icon = form.querySelector('.fa-magnifying-glass'), input = form.querySelector('input[name=q]');
+    if (!icon || !input || !drawn(input)) continue;
+    const text_start = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
+    if (icon.getBoundingClientRect().right > text_start + 0.5) overlaps.push(Math.round(icon.getBoundingClientRect().right - text_start));
+  }
+  const active = document.activeElement;
+  return {boxes: boxes.map(e => e.className || e.tagName), overlaps,
+          focused_in_page: !!(active && active.closest && active.closest('.bd-search-container'))};
+}
+"""
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+@pytest.mark.parametrize("width", [1280, PHONE_WIDTH], ids=["desktop", "phone"])
+def test_one_search_box_per_page_and_typed_text_clear_of_the_magnifier(site, lang, width):
+    """A chapter page shows one way to search (the sidebar's field on a desktop, the header's
+    magnifier on a phone), the search page one box, its own; in each box the typed text starts
+    after the magnifier (pydata-sphinx-theme laid the icon over it), and a query typed in the
+    chapter's box opens the search page with results."""
+    require(lang)
+    query = {"en": "roofline", "zh": "屋顶线"}[lang]
+    page_path = f"{lang}/notebooks/{lang}/06_performance.html"
+    record = Visit(page=page_path, url=site.server.url(page_path))
+    options = PHONE if width == PHONE_WIDTH else {"viewport": {"width": width, "height": 900}}
+    context = site.new_context(record, **options)
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
+        page.goto(record.url, wait_until="load")
+        page.wait_for_selector(".search-button__button:visible", timeout=OPEN_TIMEOUT_MS)
+        chapter = page.evaluate(SEARCH_BOXES_JS)
+        page.locator(".search-button__button:visible").first.click()
+        page.wait_for_selector("#pst-search-dialog[open] input[name=q]", timeout=OPEN_TIMEOUT_MS)
+        page.keyboard.type(query)
+        dialog = page.evaluate(SEARCH_BOXES_JS)
+        screenshot(page, f"{lang}_search_dialog_{width}", full_page=False)
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('#search-results li')", timeout=SEARCH_TIMEOUT_MS)
+        results = page.evaluate(SEARCH_BOXES_JS)
+        typed = page.input_value(".bd-search-container input[name=q]")
+        screenshot(page, f"{lang}_search_results_{width}", full_page=False)
+    finally:
+        context.close()
+    assert len(chapter["boxes"]) == 1, f"{page_path} at {width} px: {len(chapter['boxes'])} search boxes: {chapter['boxes']}"
+    assert not dialog["overlaps"], f"{page_path} at {width} px: the magnifier covers the typed text by {dialog['overlaps']} px"
+    assert len(results["boxes"]) == 1, f"search.html at {width} px: {len(results['boxes'])} search boxes: {results['boxes']}"
+    assert not results["overlaps"], f"search.html at {width} px: the magnifier covers the typed text by {results['overlaps']} px"
+    assert typed == query and results["focused_in_page"], (typed, results)
+    assert not record.page_errors, record.page_errors
+
+
 @pytest.mark.parametrize("lang, query", [("en", "bandwidth"), ("zh", "显存带宽")], ids=["en", "zh"])
 def test_search_from_file_url(site, lang, query):
     """The site opened from disk: search lists results (without snippets) and throws nothing."""

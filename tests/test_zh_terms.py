@@ -208,3 +208,77 @@ def test_speed_ratios_are_caught():
     assert [p for p in ratio if re.search(p, "慢了 {glue:text} 倍")] == [ratio[0]]
     assert [p for p in ratio if re.search(p, "快 2.5 倍")] == [ratio[1]]
     assert not [p for p in ratio if re.search(p, "速度是原来的 {glue:text} 倍，快了不少")]
+
+
+# --- punctuation that code puts into Chinese text (issue 23, X9) ---------------------------------
+
+# After a Chinese character, a colon, semicolon, comma, question or exclamation mark, or a parenthesis is
+# full-width (：；，？！（）); half-width belongs to English text and to formulas.
+HALF_WIDTH_AFTER_CJK = re.compile(f"[{CJK}]\\s*[:;,?!()]")
+# labels that are formulas, where half-width is right: label key -> why
+FORMULA_LABELS = {"cpu_reading_overlap": "a formula, max(a, b), after the full-width colon"}
+
+
+def half_width_problems(text):
+    """The spots in ``text`` where a half-width mark follows a Chinese character."""
+    return [text[max(0, m.start() - 12):m.end() + 12] for m in HALF_WIDTH_AFTER_CJK.finditer(text)]
+
+
+def test_half_width_check_catches():
+    assert half_width_problems("提示: 先算字节数") and half_width_problems("对象存储 (1 GB/s)")
+    assert half_width_problems("必须是 0 (不做), 1 (选择性)")
+    assert not half_width_problems("提示：先算字节数；对象存储（1 GB/s）") and not half_width_problems("KV cache: 1 GB")
+
+
+def test_chinese_labels_have_full_width_punctuation():
+    import tomllib
+    labels = tomllib.loads((prose.ROOT / "infra_lib/data/labels.toml").read_text(encoding="utf-8"))
+    assert set(FORMULA_LABELS) <= set(labels), set(FORMULA_LABELS) - set(labels)
+    problems = {key: half_width_problems(texts["zh"]) for key, texts in labels.items() if key not in FORMULA_LABELS}
+    problems = {key: spots for key, spots in problems.items() if spots}
+    assert not problems, f"labels.toml, zh: half-width punctuation after a Chinese character (use ：；，（）): {problems}"
+
+
+def _visible(fragment):
+    """The text a reader sees in a widget's HTML, without tags, code and maths."""
+    import html
+    fragment = re.sub(r"<code>.*?</code>|\$[^$]*\$", " ", fragment, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def test_widget_tables_and_messages_are_full_width():
+    """Each widget's table at its defaults and at a value it refuses, in Chinese: the label and value pairs,
+    lists and brackets that code joins use the full-width marks."""
+    import importlib
+    import pkgutil
+
+    from infra_lib import widgets
+    from infra_lib.widgets import panel
+
+    problems = []
+    for info in pkgutil.iter_modules(widgets.__path__):
+        module = importlib.import_module(f"infra_lib.widgets.{info.name}")
+        if not hasattr(module, "CONTROLS") or not hasattr(module, "summary"):
+            continue
+        p = panel.Panel(module.CONTROLS, module.summary)
+        tries = [p.defaults()] + [{**p.defaults(), c.name: c.max * 10 + 1} for c in module.CONTROLS]
+        for values in tries:
+            spots = half_width_problems(_visible(p.render("zh", values)))
+            problems += [f"{info.name} {values}: {s!r}" for s in spots]
+    assert not problems, "\n".join(problems)
+
+
+def test_quiz_feedback_is_full_width():
+    """The review's feedback in Chinese (a wrong option with its misconception, a wrong number, the answer
+    shown): no half-width colon or bracket after a Chinese character, outside formulas."""
+    from infra_lib import review
+    from infra_lib.widgets import quiz
+
+    problems = []
+    for q in review.questions():
+        wrong = "a" if q.options is not None else "12345 GB"
+        verdict = quiz.check(q.id, wrong, "zh")
+        shown = _visible(quiz.feedback_html(q.id, verdict, "zh", typed=wrong, wrong_tries=quiz.WRONG_TRIES))
+        shown = re.sub(r"[\w.]+\([^()]*\)|\([^()]*[=×/+−][^()]*\)", " ", shown)     # formulas: f(a, b), (a × b)
+        problems += [f"{q.id}: {s!r}" for s in half_width_problems(shown)]
+    assert not problems, "\n".join(problems)

@@ -36,8 +36,9 @@ def expected_reason(panel, lang, name, value, library_reason):
     from infra_lib.widgets.panel import _format_value
     c = panel.control(name)
     if c.options and value not in c.options and isinstance(value, (int, float)) and math.isfinite(value):
-        return t("w_err_option", lang, options=", ".join(
-            f"{_format_value(o)} ({c.option_text(o, lang)})" if c.names else _format_value(o) for o in c.options))
+        return t("w_err_option", lang, options=t("w_option_sep", lang).join(
+            t("w_paren", lang, text=_format_value(o), inner=c.option_text(o, lang)) if c.names else _format_value(o)
+            for o in c.options))
     if not c.options and isinstance(value, (int, float)) and math.isfinite(value) and not c.min <= value <= c.max:
         return t("w_err_range", lang, low=_format_value(c.min), high=_format_value(c.max))
     return library_reason

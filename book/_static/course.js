@@ -46,3 +46,12 @@ document.addEventListener("DOMContentLoaded", function () {
   hints();
   window.addEventListener("resize", hints);
 });
+// search.html: the theme focuses the first search field of the page, which is the hidden one of
+// its Ctrl+K dialog; focus the page's own box instead (the one search box shown there).
+document.addEventListener("DOMContentLoaded", function () {
+  var own = document.querySelector(".bd-search-container form.bd-search input");
+  if (own) {
+    document.body.classList.add("course-search-page");   // course.css hides the other search buttons
+    own.focus(); own.select();
+  }
+});

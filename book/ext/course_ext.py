@@ -153,7 +153,82 @@ def add_live_link(app, doctree, docname):
                                nodes.literal("", command), nodes.Text(tail), classes=["course-live"])
 
 
+# The reference list's labels in the form the text cites them, [Williams et al., 2009]: the text
+# uses sphinxcontrib-bibtex's author_year referencing style, but the list took its labels from the
+# formatting style, alpha, whose labels are [WWP09]. ``course_author_year`` is alpha (same entries,
+# same order) with author-year labels: one author "Last", two "Last and Last", more "Last et al.";
+# two entries with the same label in one list get "2020a", "2020b".
+def _person_names(entry):
+    for role in ("author", "editor"):
+        people = entry.persons.get(role)
+        if people:
+            return people
+    return []
+
+
+def author_year_label(entry) -> str:
+    """'Williams et al., 2009' for a pybtex entry (the in-text citation's words, without markup)."""
+    from pybtex.richtext import Text
+
+    def last(person):
+        return str(Text.from_latex(" ".join(person.prelast_names + person.last_names)))
+    people = _person_names(entry)
+    if not people:
+        who = str(Text.from_latex(entry.fields.get("organization") or entry.fields.get("title") or entry.key))
+    elif len(people) == 1:
+        who = last(people[0])
+    elif len(people) == 2:
+        who = f"{last(people[0])} and {last(people[1])}"
+    else:
+        who = f"{last(people[0])} et al."
+    return f"{who}, {entry.fields.get('year', 'n.d.')}"
+
+
+BIB_FILE = Path(__file__).resolve().parents[1] / "references.bib"
+_SUFFIXES: dict = {}
+
+
+def _label_suffixes(bib_file: Path = BIB_FILE) -> dict:
+    """key -> "a", "b", ... for the entries of the whole bibliography that share an author-year label,
+    in the order of the file. Sphinx checks labels across every page's list, so two pages that each
+    list one "vLLM Team, 2025" entry still need different labels: the suffix is the entry's, not the
+    page's."""
+    if bib_file not in _SUFFIXES:
+        from pybtex.database import parse_file
+        groups: dict = {}
+        for key, entry in parse_file(str(bib_file)).entries.items():
+            groups.setdefault(author_year_label(entry), []).append(key)
+        _SUFFIXES[bib_file] = {k: chr(ord("a") + i) for keys in groups.values() if len(keys) > 1
+                               for i, k in enumerate(keys)}
+    return _SUFFIXES[bib_file]
+
+
+def _register_bibliography_style():
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.alpha import Style as Alpha
+    from pybtex.style.labels import BaseLabelStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            suffix = _label_suffixes()
+            labels = [author_year_label(e) + suffix.get(e.key, "") for e in sorted_entries]
+            repeated = {label for label in labels if labels.count(label) > 1}   # entries not in the file
+            seen: dict = {}
+            for label in labels:
+                if label in repeated:
+                    seen[label] = seen.get(label, 0) + 1
+                    label += chr(ord("a") + seen[label] - 1)
+                yield label
+
+    class AuthorYearStyle(Alpha):
+        default_label_style = "course_author_year"
+
+    register_plugin("pybtex.style.labels", "course_author_year", AuthorYearLabels, force=True)
+    register_plugin("pybtex.style.formatting", "course_author_year", AuthorYearStyle, force=True)
+
+
 def setup(app):
+    _register_bibliography_style()
     app.connect("html-page-context", add_twin_link)
     app.connect("doctree-resolved", add_live_link)
     app.connect("doctree-resolved", alt_from_caption)

@@ -96,7 +96,7 @@ def questions() -> list[Question]:
              ("A new replica must load {weights_gb:.0f} GB of weights at {load:.1f} GB/s. How many seconds before it can serve?",
               "一个新副本要以 {load:.1f} GB/s 的速度加载 {weights_gb:.0f} GB 的权重。多少秒后才能开始服务？"),
              ("Size over bandwidth.", "大小除以带宽。"),
-             ("**{s:,.0f} s**: autoscaling must react that far ahead of a burst.", "**{s:,.0f} s**：自动扩缩容必须提前这么久应对突发流量。")),
+             ("**{s:,.0f} s**: autoscaling must react that far ahead of a burst.", "**{s:,.0f} s**：自动扩缩必须提前这么久应对突发流量。")),
 
         _num("rv_ch8_q4", KEY, "ch8-topology", "self-check",
              {"ports": Param(8, "NICs", 2, 16, integer=True), "gbit": Param(400, "Gb/s", 100, 800, integer=True)},
@@ -252,4 +252,25 @@ def questions() -> list[Question]:
              "挂起不是崩溃：每个 rank 都在集合通信里等一个已经停住的 rank。进程组的超时让 watchdog 中止通信，把挂起变成普通故障，"
              "交给重启流程处理；超时设得太长，每块 GPU 都要白白空等这么久。"),
             ("Who notices a job that is alive but not moving?", "一个活着却不动的作业，谁会注意到？")),
+
+        _mc("rv_ch8_q14", KEY, "ch8-autoscale-practice", "interview",
+            ("A vLLM replica's GPU shows near-full utilisation with half its slots empty. Which signal should the "
+             "autoscaler scale on?",
+             "一个 vLLM 副本的槽位还空着一半，它的 GPU 利用率却已接近满格。自动扩缩器应该按哪个信号扩缩？"),
+            (("Requests waiting for a slot, vllm:num_requests_waiting", "等待槽位的请求数 vllm:num_requests_waiting"),
+             ("GPU utilisation from DCGM, with a target below its maximum", "DCGM 报告的 GPU 利用率，目标值定得低于上限",
+              "That a busy GPU is a full server: utilisation counts the time any kernel runs, and a decoding engine runs "
+              "kernels back to back at any batch, so it saturates long before the slots do.",
+              "以为 GPU 忙就是服务器满了：利用率统计的是有 kernel 在跑的时间，而decode 引擎不管批大小是多少，kernel 都一个接一个地跑，"
+              "所以它远在槽位占满之前就已饱和。"),
+             ("The pod's CPU utilisation, the HPA's classic resource metric", "Pod 的 CPU 利用率，HPA 经典的资源指标",
+              "That the HPA's classic metric fits every server: a model server's CPU only feeds the GPU, and its load "
+              "tracks neither the queue nor the KV cache.",
+              "以为 HPA 的经典指标适用于所有服务器：模型服务器的 CPU 只是给 GPU 喂数据，它的负载既不反映队列，也不反映 KV cache。")), 0,
+            ("The queue rises exactly when the replicas are too few, and the KV cache's use says how close a replica is to "
+             "preempting requests; GPU utilisation reads near its maximum at almost any load and cannot show the headroom.",
+             "队列恰好在副本不够时上升，KV cache 的占用说明一个副本离抢占请求还有多远；GPU 利用率在几乎任何负载下都接近上限，"
+             "看不出还剩多少余量。"),
+            ("What does GPU utilisation count, and what does a decoding engine do between requests?",
+             "GPU 利用率统计的是什么？decode 引擎在两个请求之间又在做什么？")),
     ]

@@ -19,7 +19,7 @@ def questions() -> list[Question]:
                              "idle": Answer(cuda.idle_threads(n, tpb), "threads", rel_tol=0)},
              "blocks",
              ("A vector add over {n:,.0f} elements launches {tpb:.0f} threads per block. How many blocks does the grid need?",
-              "对 {n:,.0f} 个元素做向量加法，每个线程块 {tpb:.0f} 个线程。grid 需要多少个线程块？"),
+              "对 {n:,.0f} 个元素做向量加法，每个线程块 {tpb:.0f} 个线程。网格（grid）需要多少个线程块？"),
              ("Round up: every element needs a thread.", "向上取整：每个元素都要有一个线程。"),
              ("⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} blocks**; {idle:.0f} threads of the last one find no element.",
               "⌈{n:,.0f} / {tpb:.0f}⌉ = **{blocks:,.0f} 个线程块**；最后一个线程块里有 {idle:.0f} 个线程分不到元素。")),
@@ -66,7 +66,7 @@ def questions() -> list[Question]:
             (("every register is used", "所有寄存器都用上",
               "That occupancy means using every register: it counts resident warps; using many registers per thread is "
               "what limits it.", "以为占用率就是把寄存器用满：它数的是驻留的 warp；每个线程用的寄存器多，恰恰会压低占用率。"),
-             ("the grid has more blocks than SMs", "grid 的线程块数超过 SM 数",
+             ("the grid has more blocks than SMs", "网格的线程块数超过 SM 数",
               "That one block per SM is enough: a block per SM can leave most warp slots empty; what counts is the bytes "
               "in flight.", "以为每个 SM 有一个线程块就够了：一个线程块可能占不满 warp 槽位；要看的是在途字节数。"),
              ("enough bytes are in flight to cover the memory latency", "在途字节已经足以覆盖访存延迟")), 2,

@@ -51,10 +51,10 @@ def questions() -> list[Question]:
              "n",
              ("The GPU works {gpu_ms:.2f} ms per step and eager PyTorch costs {us:.0f} µs of CPU "
               "per operator. Up to how many operators per step does the CPU keep up?",
-              "GPU 每步工作 {gpu_ms:.2f} ms，eager 模式的 PyTorch 每个算子花 {us:.0f} µs 的 CPU 时间。每步最多多少个算子时 CPU 还跟得上？"),
+              "GPU 每步工作 {gpu_ms:.2f} ms，eager 模式的 PyTorch 每个算子花 {us:.0f} µs 的 CPU 时间。每步最多能有多少个算子，CPU 才跟得上？"),
              ("GPU time over CPU time per operator.", "GPU 时间除以每个算子的 CPU 时间。"),
              ("**{n:,.0f} operators**; beyond that the step is launch-bound and a CUDA graph or compilation pays off.",
-              "**{n:,.0f} 个算子**；超过这个数，这一步就受发射限制，CUDA graph 或编译才划算。"),
+              "**{n:,.0f} 个算子**；超过这个数，这一步就受发射限制，CUDA Graph 或编译才划算。"),
              flip=True),
 
         _num("rv_ch7_q5", KEY, "ch7-engines", "interview",
@@ -130,11 +130,11 @@ def questions() -> list[Question]:
              ("Whether the matmuls were rewritten in Triton", "矩阵乘是否被改写成 Triton",
               "That the compiler's gain is faster matmuls: Inductor leaves large matmuls to cuBLAS or templates; its gain is "
               "fusing the operations around them.", "以为编译器的收益来自更快的矩阵乘：Inductor 把大矩阵乘留给 cuBLAS 或模板；它的收益在于融合周围的算子。"),
-             ("Its graph breaks and recompilations", "它的 graph break 和重新编译")), 2,
+             ("Its graph breaks and recompilations", "它的断图和重新编译")), 2,
             ("Each graph break runs the unsupported code in Python and starts a new graph, so fusion stops at it; a guard that "
              "fails (a new shape, a changed Python value) recompiles. Few graphs and stable guards are the precondition of a "
              "speed-up.",
-             "每个 graph break 都让不支持的代码回到 Python 里执行，再开一个新图，融合到此为止；守卫一旦失效（新的形状、变了的 Python 值）"
+             "每次断图都让不支持的代码回到 Python 里执行，再开一张新图，融合到此为止；守卫一旦失效（新的形状、变了的 Python 值）"
              "就会重新编译。图少、守卫稳定，才谈得上加速。"),
             ("What stops fusion, and what throws a compiled graph away?", "什么会让融合中断？什么会让编译好的图作废？")),
 

@@ -102,10 +102,10 @@ def questions() -> list[Question]:
              ("Half of it", "它的一半"),
              ("A quarter of it", "它的四分之一",
               "That two-of-four keeps a quarter of the values: it keeps two of every four, half, so the quoted rate is "
-              "twice the dense one.", "以为四选二只留下四分之一的值：每四个留两个，是一半，所以标称算力是稠密的两倍。")), 1,
+              "twice the dense one.", "以为 2:4 稀疏只留下四分之一的值：每四个留两个，是一半，所以标称算力是稠密的两倍。")), 1,
             ("Structured two-of-four sparsity doubles the quoted rate; dense matrices get half.",
-             "四选二结构化稀疏让标称算力翻倍；稠密矩阵只有一半。"),
-            ("What does two-of-four sparsity skip?", "四选二稀疏跳过了什么？")),
+             "2:4 结构化稀疏让标称算力翻倍；稠密矩阵只有一半。"),
+            ("What does two-of-four sparsity skip?", "2:4 稀疏跳过了什么？")),
 
         _num("rv_ch4_q7", KEY, "ch4-gpus-needed", "self-check",
              {"printed": Param(h200_printed_gb, "GB", 24, 288, integer=True)},

@@ -123,7 +123,7 @@ def questions() -> list[Question]:
             ("Why does batching make decode cheaper per token?", "为什么组 batch 能降低每个 token 的 decode 成本？"),
             (("Each request's KV cache gets smaller", "每个请求的 KV cache 变小了",
               "That requests share their KV cache: each keeps its own, whatever the batch; only the weights are shared.",
-              "以为请求之间共享 KV cache：不管 batch 多大，每个请求都有自己的 KV cache，共享的只有权重。"),
+              "以为请求之间共享 KV cache：不管批大小是多少，每个请求都有自己的 KV cache，共享的只有权重。"),
              ("The arithmetic per token falls", "每个 token 的计算量变少了",
               "That batching saves FLOP: every token still needs its two FLOP per parameter; what is shared is memory "
               "traffic, not arithmetic.", "以为组 batch 省的是运算：每个 token 仍要每个参数两次运算，分摊的是访存，不是计算。"),

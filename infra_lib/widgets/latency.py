@@ -43,13 +43,14 @@ def summary(lang: str, bw_TBps: float, latency_ns: float, sms: int, warps: int,
                                     WARP_SIZE * bytes_per_thread * loads_per_thread)
     warps_needed = gpu.warps_needed(bw, lat, sms, per_warp)
     limit = t("gpu_w_lim_bw" if reach >= bw else "gpu_w_lim_latency", lang)
+    labelled = lambda label, value: t("w_labelled", lang, label=label, value=value)
     rows = (
         (t("gpu_w_need_chip", lang), f"{need / units.MB:,.2f} MB",
          f"{t('gpu_w_need_sm', lang)} {need / sms / units.KB:,.1f} KB"),
         (t("gpu_w_have_sm", lang), f"{warps * per_warp / units.KB:,.1f} KB",
-         f"{t('gpu_w_warps_needed', lang)}: {warps_needed:,}"),
+         labelled(t('gpu_w_warps_needed', lang), f"{warps_needed:,}")),
         (t("gpu_w_achieved", lang), f"{reach / units.TB:,.2f} TB/s",
-         f"{reach / bw:.0%} {t('gpu_w_of_peak', lang)}; {t('gpu_w_limit', lang)}: {limit}"),
+         t("gpu_w_of_peak", lang, pct=f"{reach / bw:.0%}") + t("w_list_sep", lang) + labelled(t("gpu_w_limit", lang), limit)),
     )
     return Result(rows)
 

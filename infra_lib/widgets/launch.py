@@ -44,7 +44,7 @@ def summary(lang: str, kernels: int, launch_us: float, graph_launch_us: float, g
     bound = "cpu_w_cpu_bound" if m.eager_cpu_s > m.gpu_s else "cpu_w_gpu_bound"
     rows = (
         (t("cpu_w_serial", lang), f"{m.eager_serial_s / units.MS:,.3f} ms",
-         f"{t('cpu_w_lost', lang)}: {m.lost_share_serial:.1%}"),
+         t("w_labelled", lang, label=t("cpu_w_lost", lang), value=f"{m.lost_share_serial:.1%}")),
         (t("cpu_w_overlap", lang), f"{m.eager_overlapped_s / units.MS:,.3f} ms", t(bound, lang)),
         (t("cpu_w_graph", lang), f"{m.graph_overlapped_s / units.MS:,.3f} ms",
          f"{t('cpu_w_saved', lang)} {(m.eager_overlapped_s - m.graph_overlapped_s) / units.MS:,.3f} ms"),

@@ -3,9 +3,11 @@ error table against the measured decode steps and prefill change.
 
 Calls :func:`infra_lib.decode_model.predictions` and :func:`infra_lib.decode_model.mean_abs_error`.
 """
+import functools
+from pathlib import Path
 from typing import Any
 
-from .. import _check, decode_model
+from .. import _check, decode_model, measurements
 from ..i18n import t
 from .panel import Control, Panel, Result
 
@@ -26,8 +28,10 @@ CONTROLS = (
 )
 
 
-def summary(lang: str, weights: int, kv: int, compute: int, overlap: int) -> Result:
-    """One row per measured configuration (measured, predicted, error), then the mean absolute error.
+def summary(lang: str, weights: int, kv: int, compute: int, overlap: int,
+            run: str | Path = measurements.RUN) -> Result:
+    """One row per measured configuration (measured, predicted, error), then the mean absolute error,
+    for measurement run ``run``: the course's H200 run, or a folder written by ``infra_lib.gpu_bench``.
 
     >>> summary("en", 0, 1, 0, 0).rows[-1][3]
     '4.7%'
@@ -42,7 +46,7 @@ def summary(lang: str, weights: int, kv: int, compute: int, overlap: int) -> Res
         if v > top:
             raise ValueError(f"{name} must be at most {top}, got {v}")
     preds = decode_model.predictions(decode_model.WEIGHT_SOURCES[w], decode_model.WEIGHT_SOURCES[k],
-                                     decode_model.COMPUTE_SOURCES[c], bool(o))
+                                     decode_model.COMPUTE_SOURCES[c], bool(o), run=run)
     rows = []
     for p in preds:
         name = (t("ch6_w_config", lang, b=p.batch, c=p.context) if p.phase == "decode"
@@ -54,9 +58,27 @@ def summary(lang: str, weights: int, kv: int, compute: int, overlap: int) -> Res
     return Result(tuple(rows), header=("", t("ch6_w_measured", lang), t("ch6_w_predicted", lang), t("ch6_w_error", lang)), align="lrrr")
 
 
+def run_caption(lang: str, run: str | Path = measurements.RUN) -> str:
+    """One HTML paragraph naming the machine, run and date the table's measurements come from.
+
+    >>> run_caption("en")
+    '<p>Measured on NVIDIA H200, run h200-2026-11-29 (2026-11-29); decode steps timed as replays of a CUDA graph.</p>'
+    """
+    import html
+    meta = measurements.info(run)
+    graphs = all(r.get("s_graph") is not None for r in measurements.load(run)["decode"])
+    name = run if isinstance(run, str) and "/" not in run else Path(run).name
+    text = t("ch6_run_caption", lang, device=meta["device"], run=name, date=meta["date"],
+             how=t("ch6_run_graph" if graphs else "ch6_run_eager", lang))
+    return f"<p>{html.escape(text)}</p>"
+
+
 PANEL = Panel(CONTROLS, summary)
 
 
-def explore(lang: str = "en") -> Any:
-    """The panel's widget for ``lang``."""
-    return PANEL.build(lang)
+def explore(lang: str = "en", run: str | Path = measurements.RUN) -> Any:
+    """The panel's widget for ``lang``, on measurement run ``run`` (see :func:`summary`)."""
+    if run == measurements.RUN:
+        return PANEL.build(lang)
+    measurements.folder(run)                  # a run that does not exist is an error now, not on a slider
+    return Panel(CONTROLS, functools.partial(summary, run=run)).build(lang)

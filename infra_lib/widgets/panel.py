@@ -305,8 +305,9 @@ class Panel:
                 if c.kind is int and not float(v).is_integer():  # type: ignore[arg-type,unused-ignore]
                     raise InputError(c.name, "w_err_whole")
                 if c.options and v not in c.options:
-                    raise InputError(c.name, "w_err_option", options=", ".join(
-                        f"{_format_value(o)} ({c.option_text(o, lang)})" if c.names else _format_value(o)
+                    raise InputError(c.name, "w_err_option", options=t("w_option_sep", lang).join(
+                        t("w_paren", lang, text=_format_value(o), inner=c.option_text(o, lang)) if c.names
+                        else _format_value(o)
                         for o in c.options))
                 if not c.min <= v <= c.max:                     # type: ignore[operator,unused-ignore]
                     raise InputError(c.name, "w_err_range", low=_format_value(c.min), high=_format_value(c.max))

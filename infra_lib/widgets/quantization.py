@@ -56,7 +56,7 @@ def summary(lang: str, model: int, weight_bits: float, kv_bits: float, context: 
         (shape.name, f"{shape.n_params / 1e9:,.1f}B", t("ch9_w_params", lang)),
         (t("ch9_w_weights", lang), f"{plan.weights_B / units.GB:,.1f} GB", t("ch9_w_bits_each", lang, bits=f"{weight_bits:g}")),
         (t("ch9_w_kv", lang), f"{plan.kv_B / units.GB:,.1f} GB",
-         f"{t('ch9_w_per_token', lang)}: {shape.kv_B_per_token(kv_bytes) / 1e3:,.1f} kB"),
+         t("w_labelled", lang, label=t("ch9_w_per_token", lang), value=f"{shape.kv_B_per_token(kv_bytes) / 1e3:,.1f} kB")),
         (t("ch9_w_gpus", lang, pct=f"{100 * planner.OVERHEAD_FRACTION:g}"), f"{plan.gpus:,}",
          t("ch9_w_fits_one" if plan.gpus == 1 else "ch9_w_split", lang)),
         (t("ch9_w_decode", lang), f"{ceiling:,.0f} tokens/s", t("ch9_w_decode_on", lang, gpus=plan.gpus, bw=f"{bw_TBps:g}")),

@@ -177,7 +177,8 @@ def feedback_html(qid: str, verdict: Verdict, lang: str, seed: int = 0, typed: s
         other = "zh" if lang == "en" else "en"
         i = choice_index(typed, options(qid, lang, seed), options(qid, other, seed)) if typed else None
         if i is not None and order[i] != q.correct:
-            out += f"<p><i>{html.escape(WORDS[lang]['why'])}</i>: {html.escape(q.misconceptions[lang][order[i]])}</p>"
+            colon = ": " if lang == "en" else "："
+            out += f"<p><i>{html.escape(WORDS[lang]['why'])}</i>{colon}{html.escape(q.misconceptions[lang][order[i]])}</p>"
     out += _fold(t("ch10_quiz_hint", lang), f"<p>{_markdown(text(qid, 'hint', lang, seed))}</p>")
     if wrong_tries >= WRONG_TRIES:
         return out + answer_html(qid, lang, seed)

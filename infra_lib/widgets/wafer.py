@@ -34,14 +34,16 @@ def summary(lang: str, die_area_mm2: float, d0_per_cm2: float, alpha: float, waf
     wafers = [(m, fab.wafer(die_area_mm2, d0_per_cm2, wafer_price_usd, m, alpha, diameter)) for m in fab.MODELS]
     rows = tuple(
         (t("fab_" + m, lang, alpha=alpha), f"{w.die_yield:.1%}", f"{w.good_dies:,.1f}",
-         f"${w.cost_per_good_die_usd:,.0f} (${w.good_silicon_usd_per_mm2:,.2f} {t('fab_w_per_mm2', lang)})")
+         t("w_paren", lang, text=f"${w.cost_per_good_die_usd:,.0f}",
+           inner=f"${w.good_silicon_usd_per_mm2:,.2f} {t('fab_w_per_mm2', lang)}"))
         for m, w in wafers)
     notes: tuple[str, ...] = ()
     if die_area_mm2 > fab.reticle_area_mm2():
         notes = (t("fab_w_reticle", lang, area=fab.reticle_area_mm2()),)
     return Result(rows,
                   header=(t("fab_w_model", lang), t("fab_w_yield", lang), t("fab_w_good", lang), t("fab_w_cost", lang)),
-                  align="lrrr", intro=f"{t('fab_w_gross', lang)}: {gross:,.1f} ({edge:.0%} {t('fab_w_edge', lang)})",
+                  align="lrrr", intro=t("w_labelled", lang, label=t("fab_w_gross", lang),
+                          value=t("w_paren", lang, text=f"{gross:,.1f}", inner=f"{edge:.0%} {t('fab_w_edge', lang)}")),
                   notes=notes)
 
 
