@@ -89,15 +89,10 @@ def efficiencies(weights: str = "skinny", kv: str = "copy", compute: str = "matm
     return Efficiencies(w, k, float(peak))
 
 
-def decoder_params(layers: int, d: int, heads: int, kv_heads: int, head_dim: int, ffn: int, vocab: int) -> int:
-    """The decoder's parameters: :func:`infra_lib.models.decoder_params` (the formula's one home)."""
-    return models.decoder_params(layers, d, heads, kv_heads, head_dim, ffn, vocab)
-
-
 def decoder_shape(layers: int, d: int, heads: int, kv_heads: int, head_dim: int, ffn: int, vocab: int,
                   dtype_B: int = 2) -> dict[str, int]:
     """The ``model`` entry of a run (what every function here reads from it), with the decoder's
-    parameters (:func:`decoder_params`), its weight bytes and its KV-cache bytes per token
+    parameters (:func:`infra_lib.models.decoder_params`), its weight bytes and its KV-cache bytes per token
     (:func:`infra_lib.models.kv_B_per_token`) at ``dtype_B`` bytes per element.
 
     >>> s = decoder_shape(32, 4096, 32, 8, 128, 14336, 128256)
@@ -105,7 +100,7 @@ def decoder_shape(layers: int, d: int, heads: int, kv_heads: int, head_dim: int,
     (8030261248, 131072, 2)
     """
     b = _check.count("dtype_B", dtype_B, "bytes")
-    n = decoder_params(layers, d, heads, kv_heads, head_dim, ffn, vocab)
+    n = models.decoder_params(layers, d, heads, kv_heads, head_dim, ffn, vocab)
     return {"layers": layers, "d": d, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "ffn": ffn,
             "vocab": vocab, "params": n, "weight_bytes": int(models.weight_B(n, b)),
             "kv_bytes_per_token": int(models.kv_B_per_token(layers, kv_heads, head_dim, b)), "dtype_B": b}

@@ -28,7 +28,7 @@ What it measures (the chapters that use each):
 **One accounting.** Every byte and FLOP a measurement reports comes from the function the models
 call: :func:`infra_lib.ops.matmul`, :func:`infra_lib.ops.elementwise`,
 :func:`infra_lib.ops.decode_attention`, :func:`infra_lib.decode_model.step_read_B`,
-:func:`infra_lib.decode_model.prefill_work`, :func:`infra_lib.decode_model.decoder_params`. Before it
+:func:`infra_lib.decode_model.prefill_work`, :func:`infra_lib.models.decoder_params`. Before it
 times anything the benchmark checks those counts against the arrays it actually allocated (their
 sizes in bytes) and stops if they disagree, so a model and its measurement cannot count different
 work (the error that put a write the model did not count into chapter 5's strided figure, and an

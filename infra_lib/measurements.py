@@ -123,6 +123,17 @@ def large_matmul_flop_s(run: str | Path = RUN) -> float:
     return float(v) * 1e12
 
 
+def run_name(run: str | Path) -> str:
+    """How a caption names a run: a shipped run's name, or a run folder's last component.
+
+    >>> run_name(RUN), run_name("runs/my-gpu")
+    ('h200-2026-11-29', 'my-gpu')
+    """
+    if not isinstance(run, (str, Path)):
+        raise TypeError(f"run: need a run's name or a run folder's path, got {_check._show(run)}")
+    return run if isinstance(run, str) and "/" not in run and "\\" not in run else Path(run).name
+
+
 def step_s(row: dict[str, Any]) -> float:
     """A measured decode step's time: the CUDA-graph replay where the run has one, else eager
     (the CPU backend has no graphs)."""

@@ -67,7 +67,7 @@ def run_caption(lang: str, run: str | Path = measurements.RUN) -> str:
     import html
     meta = measurements.info(run)
     graphs = all(r.get("s_graph") is not None for r in measurements.load(run)["decode"])
-    name = run if isinstance(run, str) and "/" not in run else Path(run).name
+    name = measurements.run_name(run)
     text = t("ch6_run_caption", lang, device=meta["device"], run=name, date=meta["date"],
              how=t("ch6_run_graph" if graphs else "ch6_run_eager", lang))
     return f"<p>{html.escape(text)}</p>"

@@ -61,10 +61,6 @@ def _number(v: float) -> str:
     return f"{v:.1f}" if v >= 10 else f"{v:.2f}" if v >= 1 else f"{v:.3g}"
 
 
-def _run_name(run: str | Path) -> str:
-    return run if isinstance(run, str) and "/" not in run else Path(run).name
-
-
 def summary(lang: str, names: tuple[str, ...], run: str | Path = measurements.RUN) -> Result:
     """One row per quantity in ``names`` (keys of :data:`QUANTITIES`): its value on the course's
     H200 run and, when ``run`` is another run, on that one; a value measured at a setting (a
@@ -94,7 +90,7 @@ def summary(lang: str, names: tuple[str, ...], run: str | Path = measurements.RU
             inner = t("w_list_sep", lang).join(where.split("|"))
             row.append(t("w_paren", lang, text=cell, inner=inner) if where and v is not None else cell)
         rows.append(tuple(row))
-    header = ("", *(t("rc_run_col", lang, device=measurements.info(r)["device"], run=_run_name(r)) for r in runs)) \
+    header = ("", *(t("rc_run_col", lang, device=measurements.info(r)["device"], run=measurements.run_name(r)) for r in runs)) \
         if len(runs) > 1 else ()
     intro = "" if len(runs) > 1 else t("rc_intro_default", lang)
     return Result(tuple(rows), header=header, align="l" + "r" * len(runs), intro=intro)
