@@ -381,8 +381,9 @@ def _unit_shown(unit: str, lang: str) -> str:
 
 
 def _shown(value: float, unit: str, dimension: str | None, lang: str) -> str:
-    if dimension == "fraction":
-        return f"{value * 100:.4g} %"
+    if dimension == "fraction":         # a share: 0.25 as "25 %"; a value already in percent ("%") as it is
+        per_cent = answer_unit(unit)[1] * 100 if unit.strip() else 100.0
+        return f"{value * per_cent:.4g} %"
     u = _unit_shown(unit, lang)
     if lang == "zh" and u.startswith(("个", "块")):
         return f"{_fmt(value)} {u}"
@@ -469,12 +470,20 @@ def grade(text: str, expected: Answer, lang: str = "en", sig_figs: int | None = 
         if len(text) > MAX_LENGTH:
             return Verdict(False, "unreadable", _msg("too_long", lang))
         given = _normalise(text).strip().lower()
-        want = str(expected.value).strip().lower()
+        want = _normalise(str(expected.value)).strip().lower()     # the key's full-width colon as the reader's
         ok = given == want or given.replace(" ", "") == want.replace(" ", "")
         return Verdict(ok, "right" if ok else "wrong_number",
                        _msg("right", lang, given=text.strip(), expected=expected.value, rule="") if ok
                        else _msg("wrong_number", lang, given=text.strip(), expected=expected.value, rule=""))
     want_dim, want_factor = answer_unit(expected.unit)
+    own = expected.unit.strip()
+    if want_dim == "count" and own and text.strip().lower().endswith(own.lower()):
+        # the answer's own unit typed after the number ("6,159 wafers/month", "110 thousand GPUs"):
+        # read as the number alone, which is read in the answer's unit
+        head = text.strip()[: -len(own)].strip()
+        alone = parse(head) if head else None
+        if isinstance(alone, Parsed) and not alone.unit:
+            text = head
     unit = expected.unit if expected.unit != "fraction" else ""
     exp_shown = _shown(float(expected.value), unit, want_dim, lang)
     rule = _rule(expected, sig_figs, lang)

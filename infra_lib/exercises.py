@@ -31,6 +31,7 @@ literal typed three times in a chapter's code):
 """
 import functools
 import importlib
+import json
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -41,6 +42,7 @@ from typing import Any
 from . import _check
 
 Number = int | float
+ANSWER_KEY_SUFFIX = "_answer_key"   # the glue key of an exercise's answers as data: <key>_answer_key
 
 
 @dataclass(frozen=True)
@@ -226,8 +228,34 @@ class Exercise:
         return ({f"{p}_{n}": q.shown for n, q in self.parameters().items()}
                 | {f"{p}_{n}": a.value for n, a in self.answers().items()})
 
+    def answer_key(self) -> dict[str, dict[str, Any]]:
+        """Every answer as plain data (``{name: {"value", "unit", "rel_tol", "abs_tol"}}``, in the
+        order ``solve`` returns them): what the live chapter's answer boxes grade against, where the
+        chapter's own code, which computed them, does not run (``infra_lib.widgets.exercise_check``).
+
+        >>> Exercise("ch3_ex1", {"a": 2}, solve=lambda a: {"t": Answer(a * 3, "ms"), "b": "memory"}).answer_key()
+        {'t': {'value': 6, 'unit': 'ms', 'rel_tol': 0.01, 'abs_tol': 0.0}, 'b': {'value': 'memory', 'unit': '', 'rel_tol': 0.01, 'abs_tol': 0.0}}
+        """
+        out = {}
+        for name, a in self.answers().items():
+            if a.numeric:
+                value: Any = int(a.value) if isinstance(a.value, int) or type(a.value).__name__.startswith("int") \
+                    else float(a.value)
+                if not math.isfinite(value):
+                    raise ValueError(f"exercise {self.key}: answer {name!r} is {value!r}, not a number a reader can give")
+            else:
+                value = str(a.value)
+            out[name] = {"value": value, "unit": a.unit, "rel_tol": float(a.rel_tol), "abs_tol": float(a.abs_tol)}
+        return out
+
+    @property
+    def answer_key_name(self) -> str:
+        """The glue key of :meth:`answer_key` (``<key>_answer_key``)."""
+        return f"{self.key}{ANSWER_KEY_SUFFIX}"
+
     def glue(self, glue_fn: Callable[..., Any] | None = None) -> dict[str, Any]:
-        """Glue every parameter and answer (``display=False``); returns what was glued.
+        """Glue every parameter and answer (``display=False``), then the :meth:`answer_key` as JSON
+        text under :attr:`answer_key_name`; returns the parameters and answers glued.
 
         ``glue_fn`` defaults to :func:`infra_lib.glue.glue` (myst-nb's glue when installed).
         """
@@ -236,6 +264,7 @@ class Exercise:
         glued = self.glued()
         for name, value in glued.items():
             glue_fn(name, value, display=False)
+        glue_fn(self.answer_key_name, json.dumps(self.answer_key(), ensure_ascii=False), display=False)
         return glued
 
     def variant(self, **values: Number) -> "Exercise":

@@ -47,11 +47,58 @@ def runs() -> list[str]:
     return sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir())
 
 
+def unpack(archive: str | Path) -> Path:
+    """Unpack the zip of a run folder (``python -m zipfile -c my-gpu.zip my-gpu``) into a folder
+    beside it named after it (``my-gpu.zip`` -> ``my-gpu/``) and return that folder: how a run
+    reaches the live pages, whose file upload takes files, not folders. The zip holds the run's
+    three files at its top or in one folder; anything else (a missing file, a path that leaves the
+    folder, not a zip) is a :class:`RunError` that names the archive and what is wrong."""
+    import zipfile
+
+    if not isinstance(archive, (str, Path)):
+        raise TypeError(f"archive: need the path of a run folder's zip (a str or a Path), got {_check._show(archive)}")
+    archive = Path(archive).expanduser()
+    if not archive.is_file():
+        raise RunError(f"archive: no zip file at {str(archive)!r} (zip a run folder with "
+                       "python -m zipfile -c my-gpu.zip my-gpu)")
+    try:
+        with zipfile.ZipFile(archive) as z:
+            names = [n for n in z.namelist() if not n.endswith("/")]
+            wanted: dict[str, list[str]] = {}
+            for n in names:
+                parts = Path(n).parts
+                if n.startswith(("/", "\\")) or ".." in parts:
+                    raise RunError(f"{archive.name}: the entry {n!r} would be written outside the run folder")
+                if parts[-1] in {f"{f}.json" for f in FILES} and len(parts) <= 2:
+                    wanted.setdefault(parts[-1], []).append(n)
+            missing = [f"{f}.json" for f in FILES if f"{f}.json" not in wanted]
+            if missing:
+                raise RunError(f"{archive.name}: the zip has no {', '.join(missing)} at its top or in one folder: "
+                               "is it the zip of a run folder written by python -m infra_lib.gpu_bench?")
+            twice = [f for f, found in wanted.items() if len(found) > 1]
+            if twice:
+                raise RunError(f"{archive.name}: the zip holds {', '.join(twice)} more than once: zip one run folder")
+            target = archive.with_suffix("") if archive.suffix.lower() == ".zip" else archive.with_name(archive.name + ".run")
+            done = target / "run.json"
+            if done.is_file() and done.stat().st_mtime >= archive.stat().st_mtime:
+                return target.resolve()          # unpacked before, from this archive or a later one
+            target.mkdir(exist_ok=True)
+            for name, (entry,) in sorted(wanted.items(), key=lambda kv: kv[0] == "run.json"):   # run.json last
+                (target / name).write_bytes(z.read(entry))
+    except zipfile.BadZipFile as err:
+        raise RunError(f"{archive.name}: not a zip file ({err})") from None
+    _validated.cache_clear()                     # the folder's files are new
+    return target.resolve()
+
+
 def folder(run: str | Path = RUN) -> Path:
-    """The folder of ``run``: a shipped run's name, or the path of a run folder (one that holds a
-    ``run.json``). Anything else is an error that names the nearest shipped runs."""
+    """The folder of ``run``: a shipped run's name, the path of a run folder (one that holds a
+    ``run.json``), or the path of a run folder's zip (:func:`unpack`). Anything else is an error
+    that names the nearest shipped runs."""
     if isinstance(run, str) and run in runs():
         return DATA_DIR / run
+    if isinstance(run, (str, Path)) and str(run).lower().endswith(".zip"):
+        return unpack(run)
     if isinstance(run, Path) or (isinstance(run, str) and ("/" in run or "\\" in run or run.startswith(".")
                                                            or (Path(run).expanduser() / "run.json").is_file())):
         path = Path(run).expanduser()
@@ -126,12 +173,13 @@ def large_matmul_flop_s(run: str | Path = RUN) -> float:
 def run_name(run: str | Path) -> str:
     """How a caption names a run: a shipped run's name, or a run folder's last component.
 
-    >>> run_name(RUN), run_name("runs/my-gpu")
-    ('h200-2026-11-29', 'my-gpu')
+    >>> run_name(RUN), run_name("runs/my-gpu"), run_name("my-gpu.zip")
+    ('h200-2026-11-29', 'my-gpu', 'my-gpu')
     """
     if not isinstance(run, (str, Path)):
         raise TypeError(f"run: need a run's name or a run folder's path, got {_check._show(run)}")
-    return run if isinstance(run, str) and "/" not in run and "\\" not in run else Path(run).name
+    name = run if isinstance(run, str) and "/" not in run and "\\" not in run else Path(run).name
+    return name[:-4] if name.lower().endswith(".zip") else name
 
 
 def step_s(row: dict[str, Any]) -> float:

@@ -63,7 +63,8 @@ def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None):
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=KERNEL_TIMEOUT_MS)
         run.kernel_s = time.perf_counter() - start
         start = time.perf_counter()
-        output = page.locator(".widget-html-content").first
+        # the chapter's explore widget (a live chapter has other widgets too: answer boxes, an upload)
+        output = page.locator(".jp-CodeCell", has_text="explore(").locator(".widget-html-content").first
         # A Run All clicked while the session still starts can be lost; clicking it again once the
         # cells have started would run them twice, and the first run's widget is then disposed
         # under its view ("<model id> was disposed" in the console). So click again only if no

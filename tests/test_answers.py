@@ -266,3 +266,28 @@ def test_a_chinese_classifier_before_the_answers_unit_is_read_as_that_unit():
     assert grade("2,474 个 token", key, "zh").correct and grade("2474 tokens", key, "zh").correct
     assert not grade("2,474 个 token", Answer(2474, "ms"), "zh").correct          # another dimension: not read as ms
     assert grade("3,000 个 token", key, "zh").status == "wrong_number"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_answers_own_unit_typed_after_the_number_is_read(lang):
+    """A unit the table does not know ("wafers/month", "thousand GPUs") is still the answer's own:
+    typed after the number, exactly as the answer names it, it is read; anything else is not."""
+    key = Answer(6159.38, "wafers/month")
+    assert grade("6,159 wafers/month", key, lang).correct and grade("6200 Wafers/Month", key, lang).correct
+    assert not grade("7,000 wafers/month", key, lang).correct
+    assert grade("6159 wafers/monthx", key, lang).status == "unreadable"
+    assert grade("6159 ms wafers/month", key, lang).status == "unreadable"     # one unit, not two
+    assert grade("110 thousand GPUs", Answer(110.04, "thousand GPUs"), lang).correct
+
+
+def test_a_value_already_in_percent_is_shown_as_it_is():
+    """An answer in "%" (49.99 %) and one as a fraction (0.4999) both print as 49.99 %."""
+    assert "expected 49.99 %" in grade("50 %", Answer(49.99, "%")).message
+    assert "expected 49.99 %" in grade("50 %", Answer(0.4999, "fraction")).message
+
+
+def test_a_text_answer_with_full_width_punctuation_matches_itself():
+    key = Answer("拒绝：已没有可放置 1g.10gb 的空位")
+    assert grade("拒绝：已没有可放置 1g.10gb 的空位", key, "zh").correct
+    assert grade("拒绝:已没有可放置 1g.10gb 的空位", key, "zh").correct
+    assert not grade("接受", key, "zh").correct

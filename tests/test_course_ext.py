@@ -42,11 +42,14 @@ def test_print_button_says_mainland_chinese():
 
 def test_chinese_exercise_titles_take_full_width_brackets():
     body = ('<span class="caption-number">练习 10.1 </span> (面试题)</p> … '
-            '<a href="#x">练习 3.6 (结论什么时候会翻转？)</a> <p>see (a) and (b)</p>')
+            '<a href="#x">练习 3.6 (结论什么时候会翻转？)</a> <p>see (a) and (b)</p> … '
+            '<p class="admonition-title">解答<a class="reference internal" href="#rv-ov-q1"> 练习 10.1 (面试题)</a></p>')
     context = {"body": body}
     course_ext.mainland_wording(SimpleNamespace(config=SimpleNamespace(language="zh_CN")), "p", "page.html", context, None)
-    assert context["body"] == ('<span class="caption-number">练习 10.1 </span>（面试题）</p> … '
-                               '<a href="#x">练习 3.6（结论什么时候会翻转？）</a> <p>see (a) and (b)</p>')
+    assert context["body"] == ('<span class="caption-number">练习 10.1</span>（面试题）</p> … '
+                               '<a href="#x">练习 3.6（结论什么时候会翻转？）</a> <p>see (a) and (b)</p> … '
+                               '<p class="admonition-title">解答：<a class="reference internal" href="#rv-ov-q1">'
+                               '练习 10.1（面试题）</a></p>')
     english = {"body": body}
     course_ext.mainland_wording(SimpleNamespace(config=SimpleNamespace(language="en")), "p", "page.html", english, None)
     assert english["body"] == body

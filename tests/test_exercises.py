@@ -79,7 +79,8 @@ def test_glued_names_every_parameter_and_answer_once():
 def test_glue_calls_the_given_glue_without_display():
     calls = []
     _ex().glue(lambda key, value, display=True: calls.append((key, value, display)))
-    assert calls[0] == ("ch9_ex1_k", 2, False) and len(calls) == 4
+    assert calls[0] == ("ch9_ex1_k", 2, False) and len(calls) == 5      # 4 values, then the answer key
+    assert calls[-1][0] == "ch9_ex1_answer_key" and calls[-1][2] is False
 
 
 def test_prefix_and_scale():

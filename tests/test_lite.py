@@ -3,9 +3,14 @@
     COURSE_BUILD_DIR=/tmp/b COURSE_TOC=/tmp/toc.yml COURSE_SITE_PREBUILT=1 \
         .venv/bin/python -m pytest tests/test_lite.py      # a private build already made
 
-- every chapter of the table whose page has a widget cell has a live notebook in each edition,
-  generated from that cell (the same source, after the chapter's ``edition`` cell);
-- its "Explore the assumptions" box links to it, and the page says it needs the site over HTTP;
+- every chapter of the table with a widget cell or an exercise has a live notebook in each
+  edition: the whole chapter (its readable notebook: the page's numbers, figures as images), in
+  which the only code cells are the ``edition`` cell, the chapter's widget cells (the same source),
+  a measured run's cell where the chapter reads one, and one answer-box cell after each exercise,
+  graded against the answers the page was built with; those cells run in a Python without numpy
+  or matplotlib, as in the browser;
+- the page's header has a "Live" button to it, its "Explore the assumptions" box links to it, and
+  the page says it needs the site over HTTP;
 - in Chromium, with every request outside 127.0.0.1 blocked, one live notebook per edition runs:
   the kernel starts, the widget shows the same text as the library's ``PANEL.render`` under
   CPython, a slider moves and the output changes to what CPython computes for the new value,
@@ -30,6 +35,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]   # `build` on each test that needs the site
 LIVE = [c for c in lite.chapters(TOC) if lite.has_widgets(ROOT / "notebooks" / "en" / f"{c}.md")]
+CHAPTERS = [c for c in lite.chapters(TOC) if lite.has_live(ROOT / "notebooks" / "en" / f"{c}.md")
+            and not lite.has_quiz(ROOT / "notebooks" / "en" / f"{c}.md")]      # whole live chapters
+BLOCKED = ("numpy", "matplotlib", "PIL", "yaml", "myst_nb")   # not in the browser (tests/test_widgets_pure.py)
+RUN_CELLS = r"""
+import json, sys
+BLOCKED = {blocked!r}
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{{name}} is not available in the browser (blocked by the test)")
+
+sys.meta_path.insert(0, Block())
+cells = json.loads(sys.stdin.read())
+scope = {{}}
+for i, source in enumerate(cells):
+    exec(compile(source, f"<live cell {{i}}>", "exec"), scope)
+print("ran", len(cells))
+"""
 SHOTS = os.environ.get("SITE_SCREENSHOTS")
 WIDGET = re.compile(r"from infra_lib\.widgets\.(\w+) import explore")
 
@@ -42,18 +66,120 @@ def test_chapters_have_widgets():
     assert LIVE, f"no chapter of {TOC} has a widget cell"
 
 
+def test_chapters_have_exercises():
+    assert CHAPTERS, f"no chapter of {TOC} has an exercise or a widget"
+
+
+def _live(lang, chapter):
+    path = SITE / "lite" / "files" / lang / f"{chapter}.ipynb"
+    assert path.exists(), f"no live notebook {path}"
+    return nbformat.read(path, as_version=4)
+
+
+def _glue(lang, chapter):
+    import json
+    build = SITE.parent / lang / "_build" / "jupyter_execute" / "notebooks" / lang / f"{chapter}.glue.json"
+    return json.loads(build.read_text(encoding="utf-8"))
+
+
 @pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
-def test_live_notebooks_are_generated_from_the_chapters(strict_build, lang):
+def test_live_chapters_are_the_whole_chapter_with_only_pure_cells_to_run(strict_build, lang):
+    """Each live chapter is the page's readable notebook; its code cells are the edition cell, the
+    chapter's widget cells (same source, same order), the measured run's cell where the chapter
+    reads a run, and one answer-box cell after each exercise; a figure of the page is an image."""
+    from site_server import first_glued_number
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
-    for chapter in LIVE:
-        path = SITE / "lite" / "files" / lang / f"{chapter}.ipynb"
-        assert path.exists(), f"no live notebook {path}"
-        live = nbformat.read(path, as_version=4)
-        source = lite.widget_cells(jupytext.read(ROOT / "notebooks" / lang / f"{chapter}.md"))
+    for chapter in CHAPTERS:
+        live = _live(lang, chapter)
+        md = ROOT / "notebooks" / lang / f"{chapter}.md"
+        source = jupytext.read(md)
+        widgets = [c.source for c in lite.widget_cells(source)]
         code = [c.source for c in live.cells if c.cell_type == "code"]
-        assert code[0].startswith(f'LANG = "{lang}"'), code[0]
-        assert code[1:] == [c.source for c in source], chapter
+        assert code[0].startswith(f'LANG = "{lang}"'), (chapter, code[0])
+        assert [c for c in code if c in widgets] == widgets, chapter
+        checks = [c for c in live.cells if c.cell_type == "code" and "exercise-check" in c.metadata.get("tags", [])]
+        runs = [c for c in code if "MEASURED_RUN = measurements.RUN" in c]
+        assert len(code) == 1 + len(widgets) + len(checks) + len(runs), (chapter, [c[:60] for c in code])
+        assert len(runs) == ("MEASURED_RUN" in md.read_text(encoding="utf-8")), chapter
+        text = "\n".join(c.source for c in live.cells if c.cell_type == "markdown")
+        number = first_glued_number((SITE / lang / "notebooks" / lang / f"{chapter}.html").read_text(encoding="utf-8"))
+        assert number in text, (chapter, number)
+        assert not re.search(r"\{glue:|\{eq\}|\{numref\}|\{cite:|```\{", text), chapter
+        images = len(re.findall(r"\]\(data:image/(?:png|jpeg|gif);base64,", text))
+        assert not any(c.get("attachments") for c in live.cells) and "attachment:" not in text, chapter
+        figures = len(re.findall(r"\{glue:figure\}", md.read_text(encoding="utf-8")))
+        assert images >= figures, (chapter, images, figures)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_every_exercise_with_answers_has_boxes_graded_as_the_page_was_built(strict_build, lang):
+    """One answer-box cell after each exercise whose answers the chapter glued, with the glued
+    answers; each answer typed back as the feedback writes it is graded right, and a value ten
+    times too large is not."""
+    import ast
+    import json
+
+    from infra_lib.exercises import ANSWER_KEY_SUFFIX
+    from infra_lib.widgets import exercise_check as ec
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    total = 0
+    for chapter in CHAPTERS:
+        live, glue = _live(lang, chapter), _glue(lang, chapter)
+        glued = {k.removesuffix(ANSWER_KEY_SUFFIX): json.loads(ast.literal_eval(v["data"]["text/plain"]))
+                 for k, v in glue.items() if k.endswith(ANSWER_KEY_SUFFIX)}
+        found = {}
+        for i, cell in enumerate(live.cells):
+            if cell.cell_type == "code" and "exercise-check" in cell.metadata.get("tags", []):
+                before = live.cells[i - 1]
+                label = before.metadata["course"]["exercise"]
+                m = re.search(r"exercise_check\((.+?), (\{.*\}), LANG\)$", cell.source, re.S)
+                assert m, cell.source[:200]
+                found[label.replace("-", "_")] = json.loads(m.group(2))
+                assert before.metadata["course"]["title"] in before.source, before.source[:200]
+        assert found == glued, (chapter, sorted(found), sorted(glued))
+        for key, answers in found.items():
+            for name, a in answers.items():
+                total += 1
+                typed = ec.answer_text(answers, name, lang)
+                assert ec.check(answers, name, typed, lang).correct, (key, name, typed)
+                if isinstance(a["value"], (int, float)) and a["value"]:
+                    wrong = f"{a['value'] * 10!r} {a['unit'] if a['unit'] != 'fraction' else ''}".strip()
+                    assert not ec.check(answers, name, wrong, lang).correct, (key, name, wrong)
+    assert total >= 2 * len(CHAPTERS), total
+    print(f"{lang}: {total} exercise answers graded right when typed back")
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_live_chapters_run_without_numpy_or_matplotlib(strict_build, lang):
+    """Run All in the browser runs exactly these code cells: run them, in order, in a Python in which
+    numpy, matplotlib and myst-nb cannot be imported (a name a cell needs from a cell that is not
+    there, such as MEASURED_RUN, fails here too)."""
+    import json
+    import subprocess
+    import sys
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    for chapter in CHAPTERS:
+        code = [c.source for c in _live(lang, chapter).cells if c.cell_type == "code"]
+        run = subprocess.run([sys.executable, "-c", RUN_CELLS.format(blocked=BLOCKED)], input=json.dumps(code),
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0 and run.stdout.strip() == f"ran {len(code)}", (chapter, run.stderr[-3000:])
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_header_has_a_live_button_to_the_live_chapter(strict_build, lang):
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    for chapter in CHAPTERS:
+        page = SITE / lang / "notebooks" / lang / f"{chapter}.html"
+        html = page.read_text(encoding="utf-8")
+        links = re.findall(r'<a class="btn btn-sm course-live-button" href="([^"]+)"', html)
+        assert len(links) == 1, (page, links)
+        target, _, query = links[0].partition("?")
+        assert (page.parent / target).resolve() == (SITE / "lite" / "notebooks" / "index.html").resolve()
+        assert query == f"path={lang}/{chapter}.ipynb"
 
 
 @pytest.mark.build

@@ -59,3 +59,63 @@ def test_the_whole_sweep_is_checked_with_one_efficiency():
     assert worst.error == pytest.approx(-0.3216, abs=1e-4)
     with pytest.raises(ValueError, match="at least one"):
         measurements.worst_error([])
+
+
+# ---- a run as a zip: how a reader's run reaches the live pages ---------------------------------
+
+def _zip_of(folder, target, top="my-gpu", extra=()):
+    import zipfile
+    with zipfile.ZipFile(target, "w") as z:
+        for name in measurements.FILES:
+            z.write(folder / f"{name}.json", f"{top}/{name}.json" if top else f"{name}.json")
+        for arcname, data in extra:
+            z.writestr(arcname, data)
+    return target
+
+
+@pytest.mark.parametrize("top", ["my-gpu", ""])
+def test_a_zip_of_a_run_folder_reads_as_the_folder(tmp_path, top):
+    shipped = measurements.DATA_DIR / measurements.RUN
+    archive = _zip_of(shipped, tmp_path / "my-gpu.zip", top)
+    assert measurements.folder(archive) == (tmp_path / "my-gpu").resolve()
+    assert measurements.load(str(archive)) == measurements.load()          # the same data as the folder
+    assert measurements.run_name(str(archive)) == "my-gpu"
+    assert measurements.decode_check(1, run=str(archive)).error == measurements.decode_check(1).error
+
+
+def test_a_damaged_zip_is_refused_naming_what_is_wrong(tmp_path):
+    import zipfile
+    shipped = measurements.DATA_DIR / measurements.RUN
+    partial = tmp_path / "partial.zip"
+    with zipfile.ZipFile(partial, "w") as z:
+        z.write(shipped / "run.json", "run.json")
+    with pytest.raises(measurements.RunError, match=r"partial\.zip: the zip has no reality_check\.json, ladder\.json"):
+        measurements.unpack(partial)
+    escape = _zip_of(shipped, tmp_path / "escape.zip", extra=[("../evil.json", "{}")])
+    with pytest.raises(measurements.RunError, match=r"escape\.zip: the entry '\.\./evil\.json' would be written outside"):
+        measurements.unpack(escape)
+    assert not (tmp_path.parent / "evil.json").exists()
+    twice = _zip_of(shipped, tmp_path / "twice.zip", extra=[("other/run.json", "{}")])
+    with pytest.raises(measurements.RunError, match="more than once"):
+        measurements.unpack(twice)
+    (tmp_path / "text.zip").write_text("not a zip")
+    with pytest.raises(measurements.RunError, match=r"text\.zip: not a zip file"):
+        measurements.load(str(tmp_path / "text.zip"))
+    with pytest.raises(measurements.RunError, match="archive: no zip file"):
+        measurements.unpack(tmp_path / "absent.zip")
+    with pytest.raises(TypeError, match="archive"):
+        measurements.unpack(3)                          # type: ignore[arg-type]
+
+
+def test_a_zip_whose_data_is_damaged_fails_validation_naming_the_field(tmp_path):
+    import json
+    import shutil
+    shipped = measurements.DATA_DIR / measurements.RUN
+    folder = tmp_path / "src"
+    shutil.copytree(shipped, folder, ignore=shutil.ignore_patterns("*.md"))
+    meta = json.loads((folder / "run.json").read_text())
+    meta["dtype_B"] = "two"
+    (folder / "run.json").write_text(json.dumps(meta))
+    archive = _zip_of(folder, tmp_path / "bad.zip")
+    with pytest.raises(measurements.RunError, match="run.json.*dtype_B"):
+        measurements.load(str(archive))

@@ -46,6 +46,13 @@ NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html 
 SEARCH_TIMEOUT_MS = 15_000    # Sphinx search: index load, query, results
 IDLE_TIMEOUT_MS = 3_000       # late requests (fonts, lazily loaded scripts): best effort
 PHONE_WIDTH = 390            # CSS px: a phone held upright
+CHAPTER_MAX_B = 1.0e6        # a chapter page's cold weight, figures included (issue: "at most 1.0 MB")
+# Bytes of the page and of every response it loaded (Resource Timing; the test server compresses nothing)
+WEIGHT_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  return (nav ? nav.encodedBodySize : 0)
+         + performance.getEntriesByType('resource').reduce((s, r) => s + r.encodedBodySize, 0);
+}"""
 EDITION_NAME = {"en": "English", "zh": "Chinese"}
 OTHER = {"en": "zh", "zh": "en"}
 PAGES = [page for lang in EDITIONS for page in site_pages(lang)]
@@ -167,6 +174,7 @@ class Visit:
     links: list = field(default_factory=list)           # resolved hrefs of every a[href]
     text: str = ""
     pasted: list = field(default_factory=list)          # glued values (span.pasted-text)
+    weight: int = 0                                     # bytes the page and what it loaded (WEIGHT_JS)
 
     def where(self):
         return self.page if self.final_url in ("", self.url) else f"{self.page} (-> {self.final_url})"
@@ -242,6 +250,7 @@ class Site:
                 page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
             except PlaywrightError:
                 pass
+            record.weight = page.evaluate(WEIGHT_JS)
             record.twins = page.eval_on_selector_all("a.course-twin-link", "els => els.map(e => e.href)")
             record.links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
             record.pasted = page.eval_on_selector_all(".pasted-text", "els => els.map(e => e.textContent.trim())")
@@ -320,6 +329,16 @@ def test_no_console_errors_on_a_first_visit(site, page):
     require(lang_of(page))
     visit = loaded(site, page)
     assert not visit.console_errors, f"{visit.where()}: console errors:\n  " + "\n  ".join(visit.console_errors)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if "/notebooks/" in p])
+def test_a_chapter_page_weighs_at_most_one_megabyte(site, page):
+    """A cold load of a chapter page (a fresh browser context, nothing cached) until the network is
+    idle: the page and its scripts, styles, fonts and figures, as bytes of response bodies with no
+    compression (book/tools/slim.py trims the theme's style sheets and icon fonts)."""
+    visit = loaded(site, page)
+    print(f"{page}: {visit.weight / 1e6:.2f} MB")
+    assert 0 < visit.weight <= CHAPTER_MAX_B, f"{page} weighs {visit.weight / 1e6:.2f} MB, over {CHAPTER_MAX_B / 1e6:.1f} MB"
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -14,6 +14,9 @@ import course  # noqa: E402  (book/tools/course.py: the downloads' file name)
 import lite  # noqa: E402  (book/tools/lite.py: which chapters have live widgets, and where)
 
 TWIN = {"en": ("zh", "中文"), "zh_CN": ("en", "English")}
+LIVE_BUTTON = {"en": ("Live", "Open this chapter live in your browser: its sliders and answer boxes run here "
+                               "(JupyterLite; the site must be served over HTTP)"),
+               "zh": ("在线运行", "在浏览器里打开本章的在线版：滑块和答案框在这里运行（JupyterLite；网站须通过 HTTP 访问）")}
 IPYNB_TITLE = {"en": "Download this chapter as a Jupyter notebook, with its outputs",
                "zh": "下载本章的 Jupyter notebook（含运行结果）"}
 
@@ -41,6 +44,10 @@ def add_twin_link(app, pagename, templatename, context, doctree):
     if pagename.startswith("notebooks/"):          # a chapter: its executed notebook lies beside it
         context["ipynb_url"] = pagename.rsplit("/", 1)[-1] + ".ipynb"
         context["ipynb_title"] = IPYNB_TITLE[here]
+        m = re.match(r"notebooks/(en|zh)/(\d+_[\w-]+)$", pagename)
+        if m and app.builder.name == "html" and lite.has_live(app.env.doc2path(pagename)):
+            context["live_url"] = posixpath.join(*([".."] * depth), lite.lite_url(here, m.group(2)))
+            context["live_label"], context["live_title"] = LIVE_BUTTON[here]
 
 
 # Figures, tables, exercises and equations are numbered per chapter, "Figure 3.2", "Exercise 3.4",
@@ -69,8 +76,11 @@ def number_per_chapter(app, env):
 ZH_CN_WORDING = {"列印成 PDF": "打印为 PDF"}
 # myst-nb writes this label into the page's HTML in English, whatever the language
 ZH_CN_BODY = {'aria-label="Toggle hidden content"': 'aria-label="显示或隐藏内容"'}
-# sphinx-exercise writes an exercise's title as "练习 10.1 (面试题)": full-width brackets in Chinese
-ZH_EXERCISE_TITLE = re.compile(r"(练习 [\d.]+(?: </span>)?) \(([^()<>]+)\)")
+# sphinx-exercise writes an exercise's title as "练习 10.1 </span> (面试题)": full-width brackets in
+# Chinese, and no space before them (the space inside the span showed as "练习 10.1 （面试题）"); a
+# solution's title, "解答<a …> 练习 10.1 (面试题)</a>", reads "解答：练习 10.1（面试题）".
+ZH_EXERCISE_TITLE = re.compile(r"(练习 [\d.]+)( </span>)? \(([^()<>]+)\)")
+ZH_SOLUTION_TITLE = re.compile(r"解答(<a [^>]*>) 练习")
 
 
 def mainland_wording(app, pagename, templatename, context, doctree):
@@ -86,7 +96,9 @@ def mainland_wording(app, pagename, templatename, context, doctree):
     if isinstance(context.get("body"), str):
         for english, chinese in ZH_CN_BODY.items():
             context["body"] = context["body"].replace(english, chinese)
-        context["body"] = ZH_EXERCISE_TITLE.sub(r"\1（\2）", context["body"])
+        body = ZH_EXERCISE_TITLE.sub(lambda m: f"{m.group(1)}{'</span>' if m.group(2) else ''}（{m.group(3)}）",
+                                     context["body"])
+        context["body"] = ZH_SOLUTION_TITLE.sub(r"解答：\1练习", body)
 
 
 # A figure's image without alt text would get its file path as alt (docutils' HTML writer does
@@ -109,14 +121,14 @@ def alt_from_caption(app, doctree, docname):
 # local-only) gets a link to the chapter's live notebook, which book/tools/lite.py builds into
 # site/lite from that same cell. Only on the HTML site: the EPUB and the PDF have no lite/ folder.
 LIVE = {
-    "en": ("Run it live in your browser: ", "open this chapter's sliders",
-           " in a notebook that ships with this site (JupyterLite). Python runs in your browser tab "
+    "en": ("Run it live in your browser: ", "open this chapter live",
+           ", the whole chapter in a notebook that ships with this site (JupyterLite). Python runs in your browser tab "
            "(Pyodide) and nothing is loaded from outside this site; choose Run → Run All Cells in its menu, "
-           "then move the sliders. This works only when the site is served over HTTP (",
+           "then move the sliders, and check your answers to the exercises. This works only when the site is served over HTTP (",
            "make serve", " or any web server), not when its files are opened directly from disk."),
-    "zh": ("在浏览器里直接运行：", "打开本章的滑块",
-           "。它是随本站发布的 notebook（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
-           "不从本站以外加载任何东西；在它的菜单里选 Run → Run All Cells，再拖动滑块。这要求本站通过 HTTP 访问（",
+    "zh": ("在浏览器里直接运行：", "打开本章的在线版",
+           "。整章内容在随本站发布的 notebook 里（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
+           "不从本站以外加载任何东西；在它的菜单里选 Run → Run All Cells，再拖动滑块，也可以检查练习的答案。这要求本站通过 HTTP 访问（",
            "make serve", " 或任何 Web 服务器），直接从磁盘打开网页文件时用不了。"),
 }
 

@@ -81,6 +81,16 @@ class Code:
         self.index = index
 
 
+class ExerciseEnd:
+    """The end of an exercise's question (before its folded solution): ``label`` its page label
+    ("ch6-ex1"), ``title`` as the page prints it ("Exercise 6.1"). The Markdown cell that ends here
+    carries both in ``metadata.course`` (book/tools/lite.py puts the live chapter's answer boxes
+    after it)."""
+
+    def __init__(self, label: str, title: str):
+        self.label, self.title = label, title
+
+
 class Converter:
     """One page's doctree as a list of Markdown blocks and code-cell places."""
 
@@ -360,10 +370,14 @@ class Converter:
             title = ADMONITION_TITLES.get(self.lang, ADMONITION_TITLES["en"]).get(name, name.capitalize())
         if self.lang == "zh":                        # as the page shows it: 练习 6.7（……）
             from course_ext import ZH_EXERCISE_TITLE
-            title = ZH_EXERCISE_TITLE.sub(r"\1（\2）", title)
+            title = ZH_EXERCISE_TITLE.sub(lambda m: f"{m.group(1)}（{m.group(3)}）", title)
         if kind == "solution_node" or "dropdown" in classes:
             return self.folded(title, body)
-        return self.quoted(([f"**{title}**"] if title else []) + body)
+        quoted = self.quoted(([f"**{title}**"] if title else []) + body)
+        label = node.get("label") or next(iter(node.get("ids", [])), "")
+        if kind == "exercise_enumerable_node" and label:
+            quoted.append(ExerciseEnd(label, title))
+        return quoted
 
     def folded(self, summary: str, body: list) -> list:
         items: list = [f"<details>\n<summary>{summary}</summary>"]
@@ -446,7 +460,7 @@ def convert(doctree: nodes.document, executed: dict, glue: dict[str, Any], *, do
     cells, markdown, done = [], [], -1
     code_indices = [i for i, c in enumerate(executed["cells"]) if c["cell_type"] == "code"]
 
-    def flush_markdown():
+    def flush_markdown(exercise: ExerciseEnd | None = None):
         text = "\n\n".join(m for m in markdown if m.strip()).strip()
         markdown.clear()
         if text:
@@ -454,6 +468,8 @@ def convert(doctree: nodes.document, executed: dict, glue: dict[str, Any], *, do
             used = {n: a for n, a in conv.attachments.items() if f"attachment:{n}" in text}
             if used:
                 cell["attachments"] = used
+            if exercise is not None:
+                cell.metadata["course"] = {"exercise": exercise.label, "title": exercise.title}
             cells.append(cell)
 
     def code_cell(index: int, shown: bool):
@@ -488,6 +504,8 @@ def convert(doctree: nodes.document, executed: dict, glue: dict[str, Any], *, do
         if isinstance(item, Code):
             flush_markdown()
             code_up_to(item.index)
+        elif isinstance(item, ExerciseEnd):
+            flush_markdown(item)
         else:
             markdown.append(item)
     flush_markdown()

@@ -24,7 +24,7 @@ from course import ROOT  # book/tools
 
 sys.path.insert(0, str(ROOT / "tests"))   # site_server, live_browser: the browser helpers of the tests
 PY = sys.executable
-CHAPTER_TARGET_B = 1.5e6        # a chapter page, figures included
+CHAPTER_TARGET_B = 1.0e6        # a chapter page, figures included (tests/test_site.py asserts it)
 
 # Bytes and requests of the page and of everything it loaded (Resource Timing; no compression here).
 WEIGHT_JS = """() => {
@@ -106,7 +106,7 @@ def page_weights(site=None):
         top = ", ".join(f"{name} {size / 1e3:.0f} kB" for name, size in w["top"])
         whole = w["whole"]
         print(f"page {page_path:<38} {w['bytes'] / 1e6:5.2f} MB {w['requests']:3d} requests"
-              f"{' [target 1.5 MB]' if chapter else ''}{flag}; scrolled to the end: {whole['bytes'] / 1e6:.2f} MB "
+              f"{' [target 1.0 MB]' if chapter else ''}{flag}; scrolled to the end: {whole['bytes'] / 1e6:.2f} MB "
               f"{whole['requests']} requests; largest: {top}", flush=True)
     return rows
 

@@ -41,6 +41,7 @@ import epub  # the EPUB of each edition
 import lite  # the live pages, JupyterLite
 import mathml  # formulas as MathML at build time
 import pdf  # the PDF of each edition
+import slim  # the theme's style sheets and icon fonts, trimmed to what the pages use
 from course import BUILD, EDITIONS, ROOT, SITE, TOC, edition_config, sphinx_env  # the shared configuration
 
 
@@ -111,6 +112,7 @@ def build_edition(lang, strict, verbose=False):
     # Sphinx 7.4 does not overwrite static files it copied before: refresh ours (not vendor/).
     for path in (ROOT / "book" / "_static").glob("*.*"):
         shutil.copy(path, target / "_static" / path.name)
+    print(f"[build] {lang}: {slim.slim(target)}", flush=True)   # the theme's unused rules and icons out
     return []
 
 

@@ -1,4 +1,4 @@
-"""The live pages: each chapter's "Explore the assumptions" widgets in JupyterLite, inside the site.
+"""The live pages: each chapter, whole, in JupyterLite inside the site, its sliders and answer boxes live.
 
     python book/tools/lite.py vendor     # what `make setup` runs: Pyodide's core and wheels (downloads)
     python book/tools/lite.py build      # what build.py runs after both editions: BUILD/site/lite
@@ -13,19 +13,26 @@ from the npm package book/package.json pins (the version the kernel expects,
 at start (the closure of KERNEL_PACKAGES in Pyodide's lock, at the lock's exact versions, from
 pip; their sha256 is rewritten in the lock because Pyodide repacks its copies) and the widget
 wheels at the versions requirements.txt pins. numpy and matplotlib have no Pyodide wheel on the
-registries, so the live notebooks hold only the widget cells, which are pure Python
-(tests/test_widgets_pure.py).
+registries, so most of a chapter's code cannot run in the browser; the widgets, the answer
+checker and everything they call are pure Python (tests/test_widgets_pure.py).
 
-``build`` (every site build): a wheel of infra_lib, made here from the checkout (no setuptools, no
-network), is added to the lock under its canonical name ``infra-lib`` and preloaded by the kernel;
-one notebook per chapter and edition is generated from the chapter's own widget cells
-(``widget_cells``: code cells tagged ``skip-execution`` that import from ``infra_lib.widgets``,
-with the chapter's ``edition`` cell before them), and ``jupyter lite build`` writes BUILD/site/lite.
-A chapter's page links to ``lite/notebooks/index.html?path=<lang>/<chapter>.ipynb``
-(book/ext/course_ext.py adds the link to its "Explore the assumptions" box).
+``build`` (every site build, after both editions): a wheel of infra_lib, made here from the
+checkout (no setuptools, no network), is added to the lock under its canonical name ``infra-lib``
+and preloaded by the kernel; one notebook per chapter and edition is generated, and ``jupyter lite
+build`` writes BUILD/site/lite. A chapter's live notebook (``live_chapter``) is the whole chapter:
+its readable notebook (book/ext/reader_notebook.py: the page's prose with its numbers, equations,
+figures and folded solutions), in which the cells that run are the chapter's ``edition`` cell,
+its widget cells (``widget_cells``: code tagged ``skip-execution`` that imports from
+``infra_lib.widgets``), a cell that names the measured run and offers an upload of the reader's
+own (chapters that read one: ``MEASURED_RUN``), and after each exercise a cell of answer boxes
+(``infra_lib.widgets.exercise_check``) graded against the answers the page was built with (glued
+as ``<key>_answer_key``). Every other code cell becomes Markdown: its outputs as the page built
+them and its code folded. A chapter's page links to
+``lite/notebooks/index.html?path=<lang>/<chapter>.ipynb`` from a "Live" button in its header and
+from its "Explore the assumptions" box (book/ext/course_ext.py).
 
 The review chapter (``NN_review``, written by book/tools/make_review.py) gets a live notebook too
-(``review_notebook``): its section headings, its scoreboard cell and its quiz cells (code tagged
+(``live_notebook``): its section headings, its scoreboard cell and its quiz cells (code tagged
 ``skip-execution`` that calls ``quiz(...)``), after its ``edition`` cell and one import of the quiz.
 The quiz and the question bank are pure Python (tests/test_widgets_pure.py); the reader's score is
 kept in ``review-progress.json`` beside the notebook, in the browser's storage.
@@ -61,17 +68,24 @@ WIDGET_IMPORT = re.compile(r"^\s*from\s+infra_lib\.widgets(\.\w+)?\s+import\b|^\
 
 # The first cell of each live notebook, in the edition's language (no numbers: nothing to glue).
 INTRO = {
-    "en": ("# {title}\n\n"
-           "**Live**: Python runs in this browser tab (Pyodide), and every file it needs comes from this "
-           "site. Choose **Run → Run All Cells** in the menu bar at the top; the first start of Python takes "
-           "a while, and the sliders appear under the last cell once it has run. Move them: the results are "
-           "computed by the course's library, `infra_lib`, as in the chapter. A value typed into a slider's "
-           "box outside its range is set to the nearest end of the range. Changes are kept in this browser only."),
-    "zh": ("# {title}\n\n"
-           "**在线运行**：Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
-           "在顶部菜单栏选 **Run → Run All Cells**；第一次启动 Python 要等一会儿，最后一个单元运行完，滑块就出现在它下面。"
-           "拖动滑块，结果由课程的库 `infra_lib` 计算，和正文一样。在滑块的输入框里键入超出范围的值，"
-           "会被设成范围里最近的那一端。改动只保存在这个浏览器里。"),
+    "en": ("> **Live**: the whole chapter, with Python running in this browser tab (Pyodide); every file it "
+           "needs comes from this site. Choose **Run → Run All Cells** in the menu bar at the top; the first "
+           "start of Python takes a while. Then the chapter's sliders run here, and so do the answer boxes "
+           "under each exercise of \"Check yourself\": type an answer with its unit and press **Check**; it is "
+           "graded as the review chapter grades (two significant figures are enough, a count must be exact). "
+           "The text, tables and figures are as the page built them: the code behind them needs numpy and "
+           "matplotlib, which the browser's Python here cannot load, so it is folded under each result and runs "
+           "when you download the chapter (the .ipynb button on its page) and open it in Jupyter. A value "
+           "typed into a slider's box outside its range is set to the nearest end of the range. Changes are "
+           "kept in this browser only."),
+    "zh": ("> **在线运行**：这是整章内容，Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
+           "在顶部菜单栏选 **Run → Run All Cells**；第一次启动 Python 要等一会儿。之后本章的滑块在这里运行，"
+           "“自测”里每道练习下面的答案框也在这里运行：输入答案并带上单位，再点 **检查答案**，"
+           "判分规则与复习一章相同（两位有效数字即可，计数必须准确）。"
+           "正文、表格和图与网页上建站时生成的一样：生成它们的代码需要 numpy 和 matplotlib，"
+           "这里浏览器中的 Python 加载不了，所以代码折叠在每个结果上方；下载本章（网页上的 .ipynb 按钮）"
+           "在 Jupyter 里打开，就能运行。在滑块的输入框里键入超出范围的值，会被设成范围里最近的那一端。"
+           "改动只保存在这个浏览器里。"),
 }
 
 
@@ -284,8 +298,9 @@ def has_quiz(md_path):
 
 
 def has_live(md_path):
-    """True when the page at ``md_path`` gets a live notebook (widget cells, or the review's quizzes)."""
-    return has_widgets(md_path) or has_quiz(md_path)
+    """True when the page at ``md_path`` gets a live notebook: a chapter with widget cells or
+    exercises (the whole chapter), or the review (its quizzes)."""
+    return has_widgets(md_path) or has_quiz(md_path) or has_exercises(md_path)
 
 
 def _review_cells(source):
@@ -301,6 +316,189 @@ def _review_cells(source):
             out.append(nbformat.v4.new_code_cell(c.source))
     while out and out[-1].cell_type == "markdown":       # a heading with no quiz after it (the Sources)
         out.pop()
+    return out
+
+
+EXERCISE = re.compile(r"^```\{exercise\}", re.M)
+NOT_HERE = {   # the summary of a folded code cell that does not run in the live chapter
+    "en": "The code of this cell (it ran when the page was built; it runs in Jupyter, not here)",
+    "zh": "这个单元的代码（建站时已运行；在 Jupyter 里能运行，在这里不运行）",
+}
+RUN_CELL = {   # the live chapter's own cell for chapters whose widgets compare with a measured run
+    "en": ("# The run the widgets below compare with: the course's H200 run, or a run of your own GPU.\n"
+           "# To use yours: upload the zip of the folder `python -m infra_lib.gpu_bench --out my-gpu` wrote\n"
+           "# with the button below, then set MEASURED_RUN to the name it gives and run the cells below again.\n"),
+    "zh": ("# 下面的控件与哪次测量比较：课程的 H200 测量，或者你自己 GPU 的测量。\n"
+           "# 用你自己的：用下面的按钮上传 `python -m infra_lib.gpu_bench --out my-gpu` 写出的文件夹的 zip，\n"
+           "# 再把 MEASURED_RUN 设成它给出的名字，重新运行下面的单元。\n"),
+}
+
+
+def has_exercises(md_path):
+    """True when the page at ``md_path`` has a "Check yourself" exercise (read without jupytext)."""
+    return bool(EXERCISE.search(Path(md_path).read_text(encoding="utf-8")))
+
+
+def _outputs_markdown(cell):
+    """A code cell's outputs as Markdown: images with their bytes (:func:`_data_image`), HTML as
+    HTML, Markdown as Markdown, text in a fence; widgets and glue records left out."""
+    parts = []
+    for k, out in enumerate(cell.get("outputs", [])):
+        if out.get("output_type") == "stream":
+            if out.get("name") == "stdout" and out.get("text", "").strip():
+                parts.append(_fence("".join(out["text"])))
+            continue
+        data = out.get("data", {})
+        if "scrapbook" in out.get("metadata", {}) or "application/vnd.jupyter.widget-view+json" in data:
+            continue
+        image = next((m for m in ("image/png", "image/jpeg", "image/gif") if m in data), None)
+        if image:
+            alt = str(data.get("text/plain", "")).strip()
+            alt = "" if alt.startswith("<") else alt
+            parts.append(_data_image(alt, image, data[image]))
+        elif "text/html" in data:
+            parts.append("".join(data["text/html"]).strip())
+        elif "text/markdown" in data:
+            parts.append("".join(data["text/markdown"]).strip())
+        elif "text/plain" in data and "".join(data["text/plain"]).strip():
+            parts.append(_fence("".join(data["text/plain"])))
+    return parts
+
+
+def _data_image(alt, mime, b64):
+    """An image as Markdown with its bytes in the link (a data: URL). Not a cell attachment: JupyterLab
+    puts an attachment's ``attachment:`` URL in the page before it resolves it, and the browser's
+    failed request for it is an error in the console of every reader."""
+    data = "".join(b64) if isinstance(b64, list) else b64
+    return f"![{alt}](data:{mime};base64,{''.join(data.split())})"
+
+
+def _inline_attachments(text, attachments):
+    """Markdown whose ``attachment:NAME`` images carry their bytes instead (:func:`_data_image`)."""
+    def repl(m):
+        found = attachments.get(m.group(2))
+        if not found:
+            raise SystemExit(f"[lite] a Markdown cell shows attachment:{m.group(2)}, which it does not carry")
+        mime, b64 = next(iter(found.items()))
+        return _data_image(m.group(1), mime, b64)
+    return re.sub(r"!\[([^\]]*)\]\(attachment:([^)\s]+)\)", repl, text)
+
+
+def _fence(code):
+    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
+    return f"{ticks}\n{code.rstrip()}\n{ticks}"
+
+
+def _shown_code(cell):
+    """The code the page lets a reader open (hide-input, or shown): not the page's hidden set-up."""
+    tags = _tags(cell)
+    return not ({"remove-input", "remove-cell"} & tags) and not (
+        cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") and "hide-input" not in tags)
+
+
+def live_chapter(reader, source, lang, answer_keys, stem):
+    """The live notebook of a whole chapter: the readable notebook ``reader`` (book/ext/reader_notebook.py:
+    the page's prose, numbers, equations, figures and folded solutions), in which
+
+    * the cells that run here are the chapter's ``edition`` cell, its widget cells (``source``,
+      the chapter's jupytext notebook, says which), and, after each exercise of ``answer_keys``
+      (exercise label -> its answers as data, ``Exercise.answer_key``), a cell of answer boxes
+      graded by the review's checker (``infra_lib.widgets.exercise_check``);
+    * every other code cell becomes Markdown: its outputs (figures, tables, text) as the page built
+      them, and its code folded under a line that says it runs in Jupyter, not here: most of the
+      chapter's code needs numpy or matplotlib, which the browser's Python here cannot load;
+    * a chapter whose widgets compare with a measured run (``MEASURED_RUN`` in its set-up cell)
+      gets a cell that names the run, and an upload button for a run of the reader's own GPU.
+    """
+    import nbformat
+
+    widgets = {c.source.strip() for c in widget_cells(source)}
+    title = next((line[2:].strip() for c in source.cells if c.cell_type == "markdown"
+                  for line in c.source.splitlines() if line.startswith("# ")), "")
+    measured = any(c.cell_type == "code" and re.search(r"^MEASURED_RUN\s*=", c.source, re.M) for c in source.cells)
+    nb = nbformat.v4.new_notebook()
+    cells = [nbformat.v4.new_markdown_cell(INTRO[lang].format(title=title))]
+    for cell in reader["cells"]:
+        tags = _tags(cell)
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown":
+            cells.append(nbformat.v4.new_markdown_cell(_inline_attachments(src, cell.get("attachments") or {}),
+                                                       metadata=dict(cell.get("metadata", {}))))
+            mark = cell.get("metadata", {}).get("course", {})
+            key = answer_keys.get(mark.get("exercise", ""))
+            if key:
+                code = ("from infra_lib.widgets.exercise_check import exercise_check\n"
+                        f"exercise_check({mark['title']!r}, {json.dumps(key, ensure_ascii=False)}, LANG)")
+                check = nbformat.v4.new_code_cell(code)
+                check.metadata["jupyter"] = {"source_hidden": True}
+                check.metadata["tags"] = ["exercise-check"]
+                cells.append(check)
+            continue
+        if "edition" in tags:
+            cells.append(nbformat.v4.new_code_cell(src))
+            if measured:
+                cells.append(nbformat.v4.new_code_cell(
+                    RUN_CELL[lang] + "from infra_lib import measurements\n"
+                    "from infra_lib.widgets.run_upload import upload\n"
+                    "MEASURED_RUN = measurements.RUN\nupload(LANG)"))
+            continue
+        if src.strip() in widgets:
+            cells.append(nbformat.v4.new_code_cell(src))
+            continue
+        parts = _outputs_markdown(cell)
+        if _shown_code(cell) and src.strip():
+            parts.insert(0, f"<details>\n<summary>{NOT_HERE[lang]}</summary>\n\n{_fence(src)}\n\n</details>")
+        if parts:
+            cells.append(nbformat.v4.new_markdown_cell("\n\n".join(parts)))
+    nb.cells = cells
+    return _stable(nb, stem)
+
+
+def _stable(nb, stem):
+    """Stable cell ids (the same chapter gives the same file) and the Pyodide kernel."""
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"{stem}-{i}"
+    nb.metadata = {"kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"},
+                   "language_info": {"name": "python"}}
+    return nb
+
+
+def chapter_notebook(md_path, lang, build_dir):
+    """The live chapter of ``md_path`` from the edition's build in ``build_dir``: its readable
+    notebook and its exercises' answer keys (glued when the page was built). Fails, naming the
+    file, when the build has not written them: the live chapter never falls back to less."""
+    import jupytext
+    import nbformat
+
+    stem = md_path.stem
+    reader = build_dir / lang / "_build" / "reader" / "notebooks" / lang / f"{stem}.ipynb"
+    glue_file = build_dir / lang / "_build" / "jupyter_execute" / "notebooks" / lang / f"{stem}.glue.json"
+    for path in (reader, glue_file):
+        if not path.is_file():
+            raise SystemExit(f"[lite] the live chapter {lang}/{stem} needs {path}, which the build of the "
+                             f"{lang!r} edition writes (book/tools/build.py): build both editions first")
+    return live_chapter(nbformat.read(reader, as_version=4), jupytext.read(md_path), lang,
+                        answer_keys(json.loads(glue_file.read_text(encoding="utf-8"))), stem)
+
+
+def answer_keys(glue):
+    """Exercise label ("ch6-ex1") -> its answers as data, from a page's glue data (myst-nb's
+    ``<docname>.glue.json``: each exercise glued its ``Exercise.answer_key`` as JSON text under
+    ``<key>_answer_key``)."""
+    import ast
+
+    from infra_lib.exercises import ANSWER_KEY_SUFFIX
+
+    out = {}
+    for key, output in glue.items():
+        if not key.endswith(ANSWER_KEY_SUFFIX):
+            continue
+        text = output.get("data", {}).get("text/plain")
+        try:
+            value = json.loads(ast.literal_eval("".join(text) if isinstance(text, list) else text))
+        except (ValueError, SyntaxError, TypeError) as error:
+            raise SystemExit(f"[lite] the glued answer key {key} cannot be read ({error}): {str(text)[:120]}") from None
+        out[key.removesuffix(ANSWER_KEY_SUFFIX).replace("_", "-")] = value
     return out
 
 
@@ -325,11 +523,7 @@ def live_notebook(md_path, lang):
         nb.cells += [nbformat.v4.new_code_cell(QUIZ_IMPORT)] + cells
     else:
         nb.cells += [nbformat.v4.new_code_cell(c.source) for c in cells]
-    for i, cell in enumerate(nb.cells):        # stable ids: the same chapter gives the same file
-        cell.id = f"{md_path.stem}-{i}"
-    nb.metadata = {"kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"},
-                   "language_info": {"name": "python"}}
-    return nb
+    return _stable(nb, md_path.stem)
 
 
 def chapters(toc_path):
@@ -382,8 +576,10 @@ CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
         "disablePyPIFallback": True,                       # nothing from PyPI: only the lock's wheels
         "loadPyodideOptions": {"packages": ["infra_lib"]}}}}}
 # JupyterLab settings: start the notebook's kernel without asking (with a slow start the app
-# would otherwise ask the reader to pick one, as the kernel list arrives after the notebook)
-OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True}}
+# would otherwise ask the reader to pick one, as the kernel list arrives after the notebook), and
+# keep every cell of the chapter on the page (no windowing: the browser's find-in-page sees the
+# whole chapter, and a widget below the fold is drawn when its cell runs, not when scrolled to)
+OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True, "windowingMode": "none"}}
 
 
 def build(site, work, toc_path, root=ROOT):
@@ -402,9 +598,10 @@ def build(site, work, toc_path, root=ROOT):
     for chapter in chapters(toc_path):
         for lang in EDITIONS:
             md = root / "notebooks" / lang / f"{chapter}.md"
-            nb = live_notebook(md, lang) if md.exists() else None
-            if nb is not None:
-                notebooks[f"{lang}/{chapter}.ipynb"] = nbformat.writes(nb)
+            if not md.exists() or not has_live(md):
+                continue
+            nb = live_notebook(md, lang) if has_quiz(md) else chapter_notebook(md, lang, Path(site).parent)
+            notebooks[f"{lang}/{chapter}.ipynb"] = nbformat.writes(nb)
     if not notebooks:                     # no chapter with a widget in this table of contents
         shutil.rmtree(out, ignore_errors=True)
         return {"path": out, "notebooks": [], "bytes": 0, "seconds": time.perf_counter() - start}
