@@ -52,6 +52,15 @@ def test_the_pdf_holds_every_page_and_a_computed_number_of_each_chapter(strict_b
     assert "127.0.0.1" not in text
     data = pdf.read_bytes()          # bookmarks: an outline with an entry per page at least (and the Info title)
     assert b"/Outlines" in data and data.count(b"/Title") > len(pages(lang)), "the PDF has no bookmarks per chapter"
+    # the worked solutions come after each chapter's exercises, under one heading per chapter
+    import pdf as pdf_tool                                  # book/tools/pdf.py
+    with_solutions = sum('class="solution' in (SITE / lang / f"{page}.html").read_text(encoding="utf-8")
+                         for page in pages(lang))
+    assert text.count(squash(pdf_tool.ANSWERS[lang])) == with_solutions > 0
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True, encoding="utf-8").stdout
+    want = yaml.safe_load((ROOT / ("_config.yml" if lang == "en" else "book/zh/config-overrides.yml"))
+                          .read_text(encoding="utf-8")).get("title")
+    assert re.search(r"^Title:\s+(.*)$", info, re.M).group(1).strip() == want, info   # the course's title, once
 
 
 @pytest.mark.parametrize("lang", EDITIONS)

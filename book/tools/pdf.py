@@ -6,8 +6,9 @@ Chromium (Debian's, through Playwright) opens the edition's first page from a lo
 every other page of the table of contents to it in reading order, and prints the result with the
 print stylesheet of book/_static/course.css. Before printing: links between pages become links
 inside the document (ids get a per-page prefix so they stay unique), links to files that are not
-in the PDF lose their target, folded answers are opened, folded code stays hidden, and each widget
-cell is replaced by a note saying where it runs. Nothing is fetched from outside 127.0.0.1.
+in the PDF lose their target, folded answers are opened and moved after the chapter's last exercise
+(under "Solutions to the exercises"), folded code stays hidden, and each widget cell is replaced by a
+note saying where it runs. Nothing is fetched from outside 127.0.0.1.
 """
 import argparse
 import functools
@@ -19,11 +20,12 @@ from course import EDITIONS, NAME, SITE, edition_config, toc_docs  # book/tools
 CHROMIUM = "/usr/bin/chromium"
 NOTE = {"en": "Interactive in Jupyter: download this chapter's notebook from the website to move the sliders.",
         "zh": "这里的滑块要在 Jupyter 里运行：从网站下载本章的 notebook 即可。"}
+ANSWERS = {"en": "Solutions to the exercises", "zh": "练习解答"}   # the heading over them, at the chapter's end
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#666">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 ASSEMBLE = r"""
-async ({pages, lang, note}) => {
+async ({pages, lang, note, answers}) => {
   const origin = location.origin;
   const pageUrl = p => `${origin}/${lang}/${p}.html`;
   const known = new Map(pages.map((p, i) => [pageUrl(p), i]));
@@ -58,6 +60,16 @@ async ({pages, lang, note}) => {
       const p = document.createElement('p'); p.className = 'course-print-note'; p.textContent = note;
       el.replaceWith(p);
     });
+    // the worked solutions after the chapter's exercises, not under each one: a reader who tries
+    // an exercise on paper does not see its answer on the same page (each keeps its title, which
+    // names and links its exercise)
+    const solutions = [...art.querySelectorAll('div.solution')];
+    if (solutions.length) {
+      const host = solutions[solutions.length - 1].closest('section') || art;
+      const head = document.createElement('p');
+      head.className = 'rubric course-print-answers'; head.textContent = answers;
+      host.append(head, ...solutions);
+    }
   });
   return parts.length;
 }
@@ -90,8 +102,10 @@ def make_pdf(lang, playwright):
                    else route.abort())
         pages = page_names(lang)
         page.goto(f"{origin}/{lang}/{pages[0]}.html", wait_until="load")
-        count = page.evaluate(ASSEMBLE, {"pages": pages, "lang": lang, "note": NOTE[lang]})
+        count = page.evaluate(ASSEMBLE, {"pages": pages, "lang": lang, "note": NOTE[lang], "answers": ANSWERS[lang]})
         page.wait_for_load_state("networkidle")
+        # the PDF's Title is the page's title: the course's, once (the root page's reads "T — T")
+        page.evaluate("title => { document.title = title; }", edition_config(lang)[0]["title"])
         page.emulate_media(media="print")
         path = pdf_path(lang)
         path.parent.mkdir(parents=True, exist_ok=True)
