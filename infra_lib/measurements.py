@@ -11,6 +11,7 @@ machine in the same format. Every function that reads a run takes ``run``: a shi
 the path of such a folder. A folder is checked when first read: a missing file or field, or a
 value of the wrong kind, is an error that names the file and the field.
 """
+import io
 import json
 import math
 from dataclasses import dataclass
@@ -48,11 +49,16 @@ def runs() -> list[str]:
 
 
 def unpack(archive: str | Path) -> Path:
-    """Unpack the zip of a run folder (``python -m zipfile -c my-gpu.zip my-gpu``) into a folder
-    beside it named after it (``my-gpu.zip`` -> ``my-gpu/``) and return that folder: how a run
-    reaches the live pages, whose file upload takes files, not folders. The zip holds the run's
-    three files at its top or in one folder; anything else (a missing file, a path that leaves the
-    folder, not a zip) is a :class:`RunError` that names the archive and what is wrong."""
+    """Unpack the zip of a run folder (``python -m zipfile -c my-gpu.zip my-gpu``) and return the
+    folder it unpacks to: how a run reaches the live pages, whose file upload takes files, not
+    folders. The folder is in the system's temporary folder, named for the zip's name and contents
+    (``infra_lib_runs/my-gpu-<hash>``), so the zip is unpacked once and a changed zip anew, and
+    nothing is written beside it (in the live pages, beside it is the browser's storage). The zip
+    holds the run's three files at its top or in one folder; anything else (a missing file, a path
+    that leaves the folder, not a zip) is a :class:`RunError` that names the archive and what is
+    wrong."""
+    import hashlib
+    import tempfile
     import zipfile
 
     if not isinstance(archive, (str, Path)):
@@ -61,8 +67,13 @@ def unpack(archive: str | Path) -> Path:
     if not archive.is_file():
         raise RunError(f"archive: no zip file at {str(archive)!r} (zip a run folder with "
                        "python -m zipfile -c my-gpu.zip my-gpu)")
+    data = archive.read_bytes()
+    stem = archive.name[:-4] if archive.name.lower().endswith(".zip") else archive.name
+    target = Path(tempfile.gettempdir()) / "infra_lib_runs" / f"{stem}-{hashlib.sha256(data).hexdigest()[:12]}"
+    if (target / "run.json").is_file():
+        return target.resolve()                  # unpacked before, from these very bytes
     try:
-        with zipfile.ZipFile(archive) as z:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
             names = [n for n in z.namelist() if not n.endswith("/")]
             wanted: dict[str, list[str]] = {}
             for n in names:
@@ -78,16 +89,11 @@ def unpack(archive: str | Path) -> Path:
             twice = [f for f, found in wanted.items() if len(found) > 1]
             if twice:
                 raise RunError(f"{archive.name}: the zip holds {', '.join(twice)} more than once: zip one run folder")
-            target = archive.with_suffix("") if archive.suffix.lower() == ".zip" else archive.with_name(archive.name + ".run")
-            done = target / "run.json"
-            if done.is_file() and done.stat().st_mtime >= archive.stat().st_mtime:
-                return target.resolve()          # unpacked before, from this archive or a later one
-            target.mkdir(exist_ok=True)
+            target.mkdir(parents=True, exist_ok=True)
             for name, (entry,) in sorted(wanted.items(), key=lambda kv: kv[0] == "run.json"):   # run.json last
                 (target / name).write_bytes(z.read(entry))
     except zipfile.BadZipFile as err:
         raise RunError(f"{archive.name}: not a zip file ({err})") from None
-    _validated.cache_clear()                     # the folder's files are new
     return target.resolve()
 
 

@@ -77,7 +77,10 @@ def _zip_of(folder, target, top="my-gpu", extra=()):
 def test_a_zip_of_a_run_folder_reads_as_the_folder(tmp_path, top):
     shipped = measurements.DATA_DIR / measurements.RUN
     archive = _zip_of(shipped, tmp_path / "my-gpu.zip", top)
-    assert measurements.folder(archive) == (tmp_path / "my-gpu").resolve()
+    unpacked = measurements.folder(archive)
+    assert unpacked.name.startswith("my-gpu-") and unpacked.parent.name == "infra_lib_runs"
+    assert not (tmp_path / "my-gpu").exists()                              # nothing written beside the zip
+    assert measurements.folder(archive) == unpacked                        # unpacked once
     assert measurements.load(str(archive)) == measurements.load()          # the same data as the folder
     assert measurements.run_name(str(archive)) == "my-gpu"
     assert measurements.decode_check(1, run=str(archive)).error == measurements.decode_check(1).error

@@ -19,13 +19,13 @@ from .. import _check, measurements
 from ..i18n import LANGUAGES
 
 WORDS = {"en": {"button": "Upload a run (.zip)",
-                "loaded": "Loaded {name}: {device}, {date}. Write MEASURED_RUN = \"{name}\" in the cell above "
-                          "and run the cells below again.",
+                "loaded": "Loaded {name}: {device}, {date}. Write MEASURED_RUN = \"{name}\" in this cell, run it, "
+                          "and run the cells below it again.",
                 "refused": "Not loaded: {why}",
                 "not_zip": "{name} is not a .zip file: zip the run folder first (python -m zipfile -c my-gpu.zip my-gpu)"},
          "zh": {"button": "上传一次测量（.zip）",
-                "loaded": "已载入 {name}：{device}，{date}。在上面的单元里写 MEASURED_RUN = \"{name}\"，"
-                          "再重新运行下面的单元。",
+                "loaded": "已载入 {name}：{device}，{date}。在这个单元格里写 MEASURED_RUN = \"{name}\"，运行它，"
+                          "再重新运行它下面的单元格。",
                 "refused": "没有载入：{why}",
                 "not_zip": "{name} 不是 .zip 文件：先把测量文件夹打成 zip（python -m zipfile -c my-gpu.zip my-gpu）"}}
 
