@@ -16,7 +16,7 @@ import lite  # noqa: E402  (book/tools/lite.py: which chapters have live widgets
 TWIN = {"en": ("zh", "中文"), "zh_CN": ("en", "English")}
 LIVE_BUTTON = {"en": ("Live", "Open this chapter live in your browser: its sliders and answer boxes run here "
                                "(JupyterLite; the site must be served over HTTP)"),
-               "zh": ("在线运行", "在浏览器里打开本章的在线版：滑块和答案框在这里运行（JupyterLite；网站须通过 HTTP 访问）")}
+               "zh": ("在线运行", "在浏览器里打开本章的在线版，滑块和答案框都能直接运行（JupyterLite；网站须通过 HTTP 访问）")}
 IPYNB_TITLE = {"en": "Download this chapter as a Jupyter notebook, with its outputs",
                "zh": "下载本章的 Jupyter notebook（含运行结果）"}
 
@@ -126,9 +126,9 @@ LIVE = {
            "(Pyodide) and nothing is loaded from outside this site; choose Run → Run All Cells in its menu, "
            "then move the sliders, and check your answers to the exercises. This works only when the site is served over HTTP (",
            "make serve", " or any web server), not when its files are opened directly from disk."),
-    "zh": ("在浏览器里直接运行：", "打开本章的在线版",
-           "。整章内容在随本站发布的 notebook 里（JupyterLite）：Python 在你的浏览器标签页里运行（Pyodide），"
-           "不从本站以外加载任何东西；在它的菜单里选 Run → Run All Cells，再拖动滑块，也可以检查练习的答案。这要求本站通过 HTTP 访问（",
+    "zh": ("直接在浏览器里运行：", "打开本章的在线版",
+           "。在线版是随本站发布的一个 notebook（JupyterLite），包含整章内容：Python 在你的浏览器标签页里运行（Pyodide），"
+           "不从本站以外加载任何东西；在它的菜单里选 Run → Run All Cells，然后就能拖动滑块、检查练习答案。这要求本站通过 HTTP 访问（",
            "make serve", " 或任何 Web 服务器），直接从磁盘打开网页文件时用不了。"),
 }
 

@@ -74,17 +74,17 @@ INTRO = {
            "under each exercise of \"Check yourself\": type an answer with its unit and press **Check**; it is "
            "graded as the review chapter grades (two significant figures are enough, a count must be exact). "
            "The text, tables and figures are as the page built them: the code behind them needs numpy and "
-           "matplotlib, which the browser's Python here cannot load, so it is folded under each result and runs "
+           "matplotlib, which the browser's Python here cannot load, so it is folded above each result and runs "
            "when you download the chapter (the .ipynb button on its page) and open it in Jupyter. A value "
            "typed into a slider's box outside its range is set to the nearest end of the range. Changes are "
            "kept in this browser only."),
     "zh": ("> **在线运行**：这是整章内容，Python 在这个浏览器标签页里运行（Pyodide），用到的每个文件都来自本站。"
            "在顶部菜单栏选 **Run → Run All Cells**；第一次启动 Python 要等一会儿。之后本章的滑块在这里运行，"
            "“自测”里每道练习下面的答案框也在这里运行：输入答案并带上单位，再点 **检查答案**，"
-           "判分规则与复习一章相同（两位有效数字即可，计数必须准确）。"
-           "正文、表格和图与网页上建站时生成的一样：生成它们的代码需要 numpy 和 matplotlib，"
-           "这里浏览器中的 Python 加载不了，所以代码折叠在每个结果上方；下载本章（网页上的 .ipynb 按钮）"
-           "在 Jupyter 里打开，就能运行。在滑块的输入框里键入超出范围的值，会被设成范围里最近的那一端。"
+           "判分规则与复习题一章相同（两位有效数字即可，计数题必须完全一致）。"
+           "正文、表格和图都是建站时生成好的，和网页上一样；生成它们的代码要用 numpy 和 matplotlib，"
+           "浏览器里的 Python 装不了，所以代码折叠在各个结果上方；下载本章（网页上的 .ipynb 按钮），"
+           "在 Jupyter 里打开，就能运行。在滑块的输入框里键入超出范围的值，会自动改成范围的上限或下限。"
            "改动只保存在这个浏览器里。"),
 }
 
@@ -322,15 +322,15 @@ def _review_cells(source):
 EXERCISE = re.compile(r"^```\{exercise\}", re.M)
 NOT_HERE = {   # the summary of a folded code cell that does not run in the live chapter
     "en": "The code of this cell (it ran when the page was built; it runs in Jupyter, not here)",
-    "zh": "这个单元的代码（建站时已运行；在 Jupyter 里能运行，在这里不运行）",
+    "zh": "本单元格的代码（建站时已运行；只能在 Jupyter 里运行，这里不运行）",
 }
 RUN_CELL = {   # the live chapter's own cell for chapters whose widgets compare with a measured run
     "en": ("# The run the widgets below compare with: the course's H200 run, or a run of your own GPU.\n"
            "# To use yours: upload the zip of the folder `python -m infra_lib.gpu_bench --out my-gpu` wrote\n"
            "# with the button below, then set MEASURED_RUN to the name it gives and run the cells below again.\n"),
     "zh": ("# 下面的控件与哪次测量比较：课程的 H200 测量，或者你自己 GPU 的测量。\n"
-           "# 用你自己的：用下面的按钮上传 `python -m infra_lib.gpu_bench --out my-gpu` 写出的文件夹的 zip，\n"
-           "# 再把 MEASURED_RUN 设成它给出的名字，重新运行下面的单元。\n"),
+           "# 要换成你自己的：先把 `python -m infra_lib.gpu_bench --out my-gpu` 生成的目录打成 zip，用下面的按钮上传；\n"
+           "# 再把 MEASURED_RUN 设成上传后显示的名字，重新运行下面的单元格。\n"),
 }
 
 

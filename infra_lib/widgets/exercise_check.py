@@ -24,17 +24,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import _check
-from ..answers import Verdict, _shown, answer_unit, grade
+from ..answers import Verdict, _shown, _unit_shown, answer_unit, grade
 from ..exercises import Answer
 from ..i18n import LANGUAGES
 
 FIELDS = ("value", "unit", "rel_tol", "abs_tol")
 WORDS = {"en": {"title": "Check your answers to {title}", "answer": "Answer {n}", "check": "Check",
                 "show": "Show answers", "order": "One box per answer, in the order the solution gives them.",
-                "placeholder": "a number, with its unit"},
-         "zh": {"title": "检查答案：{title}", "answer": "答案 {n}", "check": "检查答案",
-                "show": "显示答案", "order": "每个答案一个输入框，顺序与解答给出的顺序相同。",
-                "placeholder": "一个数，带上单位"}}
+                "placeholder": "a number and its unit, e.g. 4.8 ms"},
+         "zh": {"title": "对答案：{title}", "answer": "答案 {n}", "check": "检查答案",
+                "show": "显示答案", "order": "每个答案一个输入框，按解答中给出的先后排列。",
+                "placeholder": "数值加单位，如 4.8 ms"}}
 
 
 def answer_list(answers: Mapping[str, Any]) -> dict[str, Answer]:
@@ -75,7 +75,7 @@ def label(answers: Mapping[str, Any], name: str, lang: str) -> str:
     lang = _check.choice("lang", lang, LANGUAGES)
     n, a = _answer(answers, name)
     head = WORDS[lang]["answer"].format(n=n)
-    unit = "%" if a.unit == "fraction" else a.unit
+    unit = "%" if a.unit == "fraction" else _unit_shown(a.unit, lang)    # 块 GPU, 位, ... on the Chinese page
     if not a.numeric or not unit:
         return head
     return f"{head} ({unit})" if lang == "en" else f"{head}（{unit}）"

@@ -23,10 +23,10 @@ WORDS = {"en": {"button": "Upload a run (.zip)",
                           "and run the cells below it again.",
                 "refused": "Not loaded: {why}",
                 "not_zip": "{name} is not a .zip file: zip the run folder first (python -m zipfile -c my-gpu.zip my-gpu)"},
-         "zh": {"button": "上传一次测量（.zip）",
-                "loaded": "已载入 {name}：{device}，{date}。在这个单元格里写 MEASURED_RUN = \"{name}\"，运行它，"
+         "zh": {"button": "上传测量结果（.zip）",
+                "loaded": "已载入 {name}（{device}，{date}）。在这个单元格里写 MEASURED_RUN = \"{name}\"，运行它，"
                           "再重新运行它下面的单元格。",
-                "refused": "没有载入：{why}",
+                "refused": "未能载入：{why}",
                 "not_zip": "{name} 不是 .zip 文件：先把测量文件夹打成 zip（python -m zipfile -c my-gpu.zip my-gpu）"}}
 
 
