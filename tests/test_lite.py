@@ -106,6 +106,7 @@ def test_live_chapters_are_the_whole_chapter_with_only_pure_cells_to_run(strict_
         number = first_glued_number((SITE / lang / "notebooks" / lang / f"{chapter}.html").read_text(encoding="utf-8"))
         assert number in text, (chapter, number)
         assert not re.search(r"\{glue:|\{eq\}|\{numref\}|\{cite:|```\{", text), chapter
+        assert "Run it live in your browser" not in text and "直接在浏览器里运行" not in text, chapter   # no link to itself
         images = len(re.findall(r"\]\(data:image/(?:png|jpeg|gif);base64,", text))
         assert not any(c.get("attachments") for c in live.cells) and "attachment:" not in text, chapter
         figures = len(re.findall(r"\{glue:figure\}", md.read_text(encoding="utf-8")))

@@ -219,6 +219,8 @@ class Converter:
         return ["#" * min(max(self.section_depth, 1), 6) + " " + text] if text else []
 
     def visit_paragraph(self, node):
+        if "course-live" in node.get("classes", []):   # the page's link to its live notebook: the
+            return []                                  # notebook is read in Jupyter, or is that notebook
         text = self.inline(node).strip()
         return [_line_start_safe(text)] if text else []
 
