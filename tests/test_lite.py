@@ -234,3 +234,51 @@ def test_live_widget_runs_offline_and_matches_cpython(strict_build, browser, lan
     assert squash(run.after) == squash(want_after), (run.after, want_after)
     print(f"{lang}/{chapter}: page opened to sliders (cold start) {run.kernel_s + run.cells_s:.1f} s, "
           f"slider {run.slider_s:.2f} s")
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_live_chapter_grades_an_exercise_right_and_wrong(strict_build, browser, lang):
+    """In Chromium, offline: Run All in a live chapter, then the first exercise's first box takes
+    the answer as the feedback writes it (graded right) and ten times it (graded wrong)."""
+    import json
+
+    from infra_lib.widgets import exercise_check as ec
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    chapter = "03_gpu" if "03_gpu" in CHAPTERS else CHAPTERS[0]
+    live = _live(lang, chapter)
+    first = next(c for c in live.cells if c.cell_type == "code" and "exercise-check" in c.metadata.get("tags", []))
+    answers = json.loads(re.search(r"exercise_check\((.+?), (\{.*\}), LANG\)$", first.source, re.S).group(2))
+    name, key = next((n, a) for n, a in answers.items() if isinstance(a["value"], (int, float)) and a["value"])
+    right = ec.answer_text(answers, name, lang)
+    wrong = ec.answer_text({name: {**key, "value": key["value"] * 10}}, name, lang)
+    with SiteServer(SITE) as server:
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        blocked, errors = [], []
+        context.route("**/*", lambda r: r.continue_() if server.is_local(r.request.url)
+                      else (blocked.append(r.request.url), r.abort()))
+        page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        try:
+            page.goto(server.url(f"lite/notebooks/index.html?path={lang}/{chapter}.ipynb"))
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=180_000)
+            page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click(timeout=60_000)
+            page.click('li[data-command="runmenu:run-all"]', timeout=60_000)
+            box = page.locator(".jp-CodeCell", has_text="exercise_check").first
+            field = box.locator(".widget-text input").first
+            field.wait_for(timeout=180_000)
+            verdicts = []
+            for typed in (right, wrong):
+                field.fill(typed)
+                box.locator(".widget-button").first.click()
+                feedback = box.locator(".widget-html-content", has_text=re.compile("✓|✗")).first
+                page.wait_for_function("([el, t]) => el.innerText.includes(t)",
+                                       arg=[feedback.element_handle(), "✓" if typed == right else "✗"], timeout=30_000)
+                verdicts.append(feedback.inner_text())
+            if SHOTS:
+                page.screenshot(path=str(Path(SHOTS) / f"lite-{lang}-{chapter}-exercise.png"))
+        finally:
+            context.close()
+    assert blocked == [] and errors == [], (blocked[:3], errors[:3])
+    assert verdicts[0].startswith("✓") and verdicts[1].startswith("✗"), verdicts
+    print(f"{lang}/{chapter}: {right!r} -> {verdicts[0]}; {wrong!r} -> {verdicts[1]}")
