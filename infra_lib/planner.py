@@ -30,6 +30,7 @@ Llama-3-70B in BF16, batch 1, 4,096 tokens of context, on 80 GB GPUs:
 (3, 141.1, 1.34)
 """
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _check, units
@@ -233,3 +234,117 @@ def smallest_valid_tensor_parallel(shape: ModelShape, gpus: int) -> int:
         if valid_tensor_parallel(shape, d).valid:
             return d
     return 0
+
+
+@_check.finite
+def rule_of_thumb_B(params: float, bytes_per_param: float, overhead_share: float) -> float:
+    """A rule of thumb for serving memory, named as such: the weights and a fixed share on top,
+    M = P x b x (1 + o), written P b + r P b (r = o) in equation eq-rule-of-thumb of chapter 4.
+
+    Source: S. Stoelinga, "Calculating GPU memory for serving LLMs" (Substratus blog, 2023),
+    M = (P x 4 bytes) / (32 / Q) x 1.2, the weights at Q bits and 20% for everything else (registry
+    ``serving_memory_rule.overhead_share``). It is not this module's model: the share is the same at
+    any batch and context, where :func:`gpus_needed` adds the KV cache of the batch, the engine's
+    runtime on every GPU and a headroom share. Llama 70B in 16 bits: 70e9 x 2 x 1.2 = 168 GB.
+
+    >>> round(rule_of_thumb_B(70e9, 2, 0.2) / 1e9, 1)
+    168.0
+    """
+    p = _check.positive("params", params, "parameters")
+    b = _check.positive("bytes_per_param", bytes_per_param, "bytes")
+    o = _check.non_negative("overhead_share", overhead_share, "(a share of the weights)")
+    return p * b * (1 + o)
+
+
+@_check.finite
+def rule_of_thumb_gpus(params: float, gpu_mem_B: float, bytes_per_param: float, overhead_share: float) -> int:
+    """GPUs by the rule of thumb: ceil(P x b x (1 + o) / M), the whole memory of each GPU counted
+    (:func:`rule_of_thumb_B`). Llama 70B in 16 bits on 80 GB GPUs: ceil(168 / 80) = 3.
+
+    >>> rule_of_thumb_gpus(70e9, 80e9, 2, 0.2)
+    3
+    """
+    m = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
+    return max(1, math.ceil(rule_of_thumb_B(params, bytes_per_param, overhead_share) / m - 1e-12))
+
+
+TPU_V5E_SLICES: tuple[tuple[int, ...], ...] = ((1, 1), (2, 2), (2, 4), (4, 4), (4, 8), (8, 8), (8, 16), (16, 16))
+"""The 2D slice shapes of a TPU v5e pod (a 16 x 16 torus), chips along each axis: Google Cloud's
+TPU v5e documentation, "Configurations" (registry source ``gcloud_tpu_v5e``)."""
+
+TPU_V5P_SLICES: tuple[tuple[int, ...], ...] = ((2, 2, 1), (2, 2, 2), (2, 4, 4), (4, 4, 4), (4, 4, 8), (4, 8, 8),
+                                               (8, 8, 8), (8, 8, 16), (8, 16, 16), (16, 16, 16), (16, 16, 24))
+"""The most common 3D slice shapes of a TPU v5p pod (a 4 x 4 x 4 cube and multiples of it): Google
+Cloud's TPU v5p documentation, "Configurations" (registry source ``gcloud_tpu_v5p``). The list is not
+exhaustive at any size: the page's table gives the most common shapes and most, not all, of those
+larger than one cube, and other accelerator types exist below one cube as well (v5p-32, 16 chips,
+falls between 2 x 2 x 2 and 2 x 4 x 4), so a slice picked from it can be larger than the smallest
+one Google offers. Slices smaller than a cube are meshes without wraparound; from 4 x 4 x 4 up
+they are full 3D tori."""
+
+
+@_check.finite
+def gpu_node_slices(node_gpus: int, max_nodes: int) -> tuple[tuple[int, ...], ...]:
+    """The slices of GPU nodes a job can take, as (nodes, GPUs per node): inside one node the powers
+    of two that divide its ``node_gpus`` (1 x 1, 1 x 2, 1 x 4, 1 x 8: the degrees tensor parallelism
+    takes), then whole nodes (2 x 8 ... ``max_nodes`` x 8).
+
+    >>> gpu_node_slices(8, 3)
+    ((1, 1), (1, 2), (1, 4), (1, 8), (2, 8), (3, 8))
+    """
+    g = _check.count("node_gpus", node_gpus, "GPUs per node")
+    n = _check.count("max_nodes", max_nodes, "nodes")
+    if n > 1_000_000:
+        raise ValueError(f"max_nodes must be at most 1,000,000 nodes, got {n:,}")
+    inside = tuple((1, k) for k in (2 ** i for i in range(g.bit_length())) if k < g and g % k == 0)
+    return inside + tuple((m, g) for m in range(1, n + 1))
+
+
+@dataclass(frozen=True)
+class Slice:
+    """The smallest slice that holds a model: its shape (chips along each axis of a torus, or nodes x
+    GPUs per node), its chips, the chips' worth of memory the model needs (a fraction: no slice
+    offers 2.4 chips) and the share of the slice's memory it fills."""
+    shape: tuple[int, ...]
+    chips: int
+    chips_needed: float
+    fill: float
+
+    def __post_init__(self) -> None:
+        _check.fields(self)
+
+
+@_check.finite
+def smallest_slice(need_B: float, chip_mem_B: float, shapes: Sequence[Sequence[int]]) -> Slice:
+    """The slice with the fewest chips whose memory holds ``need_B`` (weights and KV cache).
+
+    Equation eq-smallest-slice in chapter 8: chips needed = need / m, a fraction reported as it is;
+    the slice is the smallest of ``shapes`` (:data:`TPU_V5E_SLICES`, :data:`TPU_V5P_SLICES`,
+    :func:`gpu_node_slices`) with prod(shape) x m >= need. Memory only: whether the model's heads
+    split evenly over the slice (:func:`valid_tensor_parallel`), the runtime and headroom
+    (:func:`gpus_needed`) and the speed are other questions.
+
+    227 GB on 16 GB chips: 14.2 chips' worth; the smallest v5e slice is 4 x 4, 89% full.
+
+    >>> s = smallest_slice(227e9, 16e9, TPU_V5E_SLICES)
+    >>> s.shape, s.chips, round(s.chips_needed, 1), round(s.fill, 2)
+    ((4, 4), 16, 14.2, 0.89)
+    """
+    need = _check.positive("need_B", need_B, "bytes")
+    m = _check.positive("chip_mem_B", chip_mem_B, "bytes")
+    if isinstance(shapes, (str, bytes)) or not isinstance(shapes, Sequence) or not shapes:
+        raise TypeError(f"shapes must be a non-empty sequence of slice shapes such as ((1, 1), (2, 2)), got {shapes!r}")
+    options = []
+    for shape in shapes:
+        if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence) or not shape:
+            raise TypeError(f"shapes: each shape must be a non-empty sequence of chip counts per axis, got {shape!r}")
+        axes = tuple(_check.count("shapes", a, "chips along an axis") for a in shape)
+        options.append((math.prod(axes), axes))
+    fitting = [(chips, axes) for chips, axes in options if chips * m >= need]
+    if not fitting:
+        biggest = max(c for c, _ in options)
+        raise ValueError(f"need_B = {need:.4g} B does not fit the largest of the shapes, {biggest} chips of "
+                         f"chip_mem_B = {m:.4g} B ({need / m:.1f} chips' worth needed)")
+    chips, axes = min(fitting)
+    return Slice(axes, chips, need / m, need / (chips * m))
+

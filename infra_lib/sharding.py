@@ -232,6 +232,33 @@ def disaggregated_gpus(requests_per_s: float, prefill_s_per_request: float, outp
 
 
 @_check.finite
+def prefill_decode_ratio(prefill_s_per_request: float, output_tokens: int, decode_step_s: float,
+                         decode_batch: int) -> float:
+    """Prefill GPUs per decode GPU in a disaggregated deployment, both pools equally busy (xP:yD).
+
+    Equation eq-pd-ratio in chapter 6: each request takes t_p of a prefill GPU and T x t_step / B of
+    a decode GPU (``output_tokens`` steps, a ``decode_batch``-th of each), so by Little's law on
+    both pools (:func:`disaggregated_gpus`) the busy GPUs stand in the ratio
+
+        P / D = t_p / (T t_step / B) = t_p B / (T t_step),
+
+    whatever the request rate. A fraction, reported as it is: 0.64 means 16 prefill GPUs for every
+    25 decode GPUs; any one deployment rounds both pools up (DistServe, Zhong et al. 2024, sizes
+    them against latency targets as well; Splitwise, Patel et al. 2024, provisions the two pools apart).
+
+    50 ms of prefill, 500 output tokens at 10 ms per step in batches of 64: 0.05 / (500 x 0.01 / 64).
+
+    >>> prefill_decode_ratio(0.05, 500, 0.01, 64)
+    0.64
+    """
+    pre = _check.positive("prefill_s_per_request", prefill_s_per_request, "s")
+    out = _check.count("output_tokens", output_tokens, "tokens")
+    step = _check.positive("decode_step_s", decode_step_s, "s")
+    b = _check.count("decode_batch", decode_batch, "requests")
+    return pre * b / (out * step)
+
+
+@_check.finite
 def md1_wait_s(requests_per_s: float, service_s: float, servers: int = 1) -> float:
     """Mean time a request waits in queue before its service starts, Poisson arrivals and a fixed
     service time (an M/D/1 queue): W_q = rho / (2 (1 - rho)) x service, rho = rate x service.

@@ -1,4 +1,6 @@
 """Tests for infra_lib.planner: weights, KV cache, GPUs needed, largest batch, TP degree."""
+import math
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -120,3 +122,59 @@ def test_shape_must_be_a_model_shape():
         p.gpus_needed("llama", 80e9)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="shape"):
         p.kv_budget_B("llama", 80e9)  # type: ignore[arg-type]
+
+
+# ---- the rule of thumb (eq-rule-of-thumb) and the smallest slice (eq-smallest-slice), by hand ----
+
+def test_rule_of_thumb_is_weights_plus_a_share():
+    assert p.rule_of_thumb_B(70e9, 2, 0.2) == pytest.approx(70e9 * 2 * 1.2)       # the blog's 168 GB
+    assert p.rule_of_thumb_B(70e9, 0.5, 0.2) == pytest.approx(42e9)                # and its 4-bit 42 GB
+    assert p.rule_of_thumb_gpus(70e9, 80e9, 2, 0.2) == 3                           # 168 / 80 = 2.1
+    assert p.rule_of_thumb_gpus(1e9, 80e9, 2, 0.2) == 1
+
+
+def test_rule_of_thumb_ignores_the_batch_the_planner_counts():
+    # Llama-3-70B, 64 sequences of 8,192 tokens: the planner adds 64 x 8192 x 327,680 B of KV cache
+    big = p.gpus_needed(L70, 80e9, 2, batch=64, context=8192)
+    assert big.kv_B == pytest.approx(64 * 8192 * 2 * 80 * 8 * 128 * 2)
+    assert p.rule_of_thumb_gpus(L70.n_params, 80e9, 2, 0.2) < big.gpus
+
+
+def test_gpu_node_slices():
+    assert p.gpu_node_slices(8, 2) == ((1, 1), (1, 2), (1, 4), (1, 8), (2, 8))
+    assert p.gpu_node_slices(4, 1) == ((1, 1), (1, 2), (1, 4))
+    assert p.gpu_node_slices(6, 1) == ((1, 1), (1, 2), (1, 6))          # 4 does not divide 6
+
+
+def test_smallest_slice_by_hand():
+    # 227 GB: 227 / 16 = 14.19 v5e chips' worth -> 4 x 4 (16 chips), 227 / 256 full
+    s = p.smallest_slice(227e9, 16e9, p.TPU_V5E_SLICES)
+    assert (s.shape, s.chips) == ((4, 4), 16)
+    assert s.chips_needed == pytest.approx(227 / 16) and s.fill == pytest.approx(227 / 256)
+    # on 95 GB v5p chips: 2.39 chips' worth -> 2 x 2 x 1 (4 chips)
+    s = p.smallest_slice(227e9, 95e9, p.TPU_V5P_SLICES)
+    assert (s.shape, s.chips) == ((2, 2, 1), 4) and s.fill == pytest.approx(227 / 380)
+    # on 80 GB GPUs: 2.84 GPUs' worth -> 4 GPUs of one node, not 3
+    s = p.smallest_slice(227e9, 80e9, p.gpu_node_slices(8, 4))
+    assert (s.shape, s.chips) == ((1, 4), 4)
+    # exactly full: 32 GB on 16 GB chips is 2 chips' worth, but v5e has no 2-chip slice
+    assert p.smallest_slice(32e9, 16e9, p.TPU_V5E_SLICES).shape == (2, 2)
+
+
+def test_the_slice_lists_match_their_chip_counts():
+    assert [math.prod(s) for s in p.TPU_V5E_SLICES] == [1, 4, 8, 16, 32, 64, 128, 256]
+    assert math.prod(p.TPU_V5P_SLICES[-1]) == 6144                      # the largest single v5p slice
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: p.smallest_slice(1e15, 16e9, p.TPU_V5E_SLICES), "need_B"),
+    (lambda: p.smallest_slice(1e9, 0, p.TPU_V5E_SLICES), "chip_mem_B"),
+    (lambda: p.smallest_slice(1e9, 16e9, ()), "shapes"),
+    (lambda: p.smallest_slice(1e9, 16e9, ((2, 0),)), "shapes"),
+    (lambda: p.smallest_slice(1e9, 16e9, "2x2"), "shapes"),
+    (lambda: p.rule_of_thumb_B(70e9, 2, -0.1), "overhead_share"),
+    (lambda: p.gpu_node_slices(8, 0), "max_nodes"),
+])
+def test_bad_slice_inputs_are_named(call, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()

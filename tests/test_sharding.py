@@ -147,3 +147,21 @@ def test_md1_refuses_a_saturated_server():
         sharding.md1_wait_s(20, 0.05)
     with pytest.raises(ValueError, match="servers"):
         sharding.md1_wait_s(1, 0.05, servers=0)
+
+
+def test_prefill_decode_ratio_by_hand():
+    # 50 ms of prefill; 500 tokens x 10 ms / 64 = 78.125 ms of a decode GPU per request
+    assert sharding.prefill_decode_ratio(0.05, 500, 0.01, 64) == pytest.approx(0.05 / (500 * 0.01 / 64))
+    # the rate cancels: at any rate the unrounded pools of disaggregated_gpus stand in this ratio
+    for rate in (3.0, 20.0, 1000.0):
+        pre, dec = rate * 0.05, rate * 500 * 0.01 / 64
+        assert pre / dec == pytest.approx(sharding.prefill_decode_ratio(0.05, 500, 0.01, 64))
+
+
+@pytest.mark.parametrize("args, name", [((0, 500, 0.01, 64), "prefill_s_per_request"),
+                                        ((0.05, 0, 0.01, 64), "output_tokens"),
+                                        ((0.05, 500, -1, 64), "decode_step_s"),
+                                        ((0.05, 500, 0.01, 0), "decode_batch")])
+def test_prefill_decode_ratio_names_bad_input(args, name):
+    with pytest.raises(ValueError, match=name):
+        sharding.prefill_decode_ratio(*args)

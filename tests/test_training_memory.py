@@ -121,3 +121,158 @@ def test_fsdp_peak_parts_by_hand():
     assert pk.total_B == pytest.approx(pk.checkpoints_B + pk.recompute_B + pk.gathered_B + pk.logits_B)
     # more unsharded memory never allows a smaller degree
     assert T.min_shard_degree(70e9, 141e9, pk.total_B + 20e9) >= T.min_shard_degree(70e9, 141e9, 20e9)
+
+
+# ---- optimizer conventions (eq-optimizer-state), by hand -----------------------------------------
+
+def test_optimizer_state_bytes_by_hand():
+    assert T.optimizer_state_B("adam") == 4 + 4                        # m and v in FP32
+    assert T.optimizer_state_B("sgd_momentum") == 4                    # one momentum buffer
+    assert T.optimizer_state_B("adam_8bit") == pytest.approx(2 * (1 + 4 / 2048))   # 2 bytes + 2 absmax per 2,048
+    assert T.optimizer_state_B("adam_8bit", block=256) == pytest.approx(2 + 8 / 256)
+    # Adafactor on a 4096 x 14336 matrix: row sums 4096 + column sums 14336 FP32 values for 58.7 M parameters
+    assert T.optimizer_state_B("adafactor", 4096, 14336) == pytest.approx(4 * (4096 + 14336) / (4096 * 14336))
+    assert T.optimizer_state_B("adafactor", 1, 4096) == 4                # a vector keeps its full second moment
+
+
+def test_training_bytes_per_param_conventions():
+    assert T.training_bytes_per_param() == 2 + 2 + 4 + 8 == T.bytes_per_param(0)     # ZeRO's 16
+    assert T.training_bytes_per_param(weight_B=4, grad_B=4, master_B=0) == 16          # autocast: 4 + 4 + 8
+    assert T.training_bytes_per_param(grad_B=4) == 18                                  # FP32 gradients
+    assert T.training_bytes_per_param("sgd_momentum") == 2 + 2 + 4 + 4
+    assert T.training_bytes_per_param("adam_8bit") == pytest.approx(2 + 2 + 4 + 2 + 8 / 2048)
+    assert T.training_bytes_per_param("adafactor", fan_in=8192, fan_out=8192) == pytest.approx(
+        8 + 4 * 16384 / 8192 ** 2)
+
+
+def test_sharded_bytes_take_the_convention():
+    opt = 2 * (1 + 4 / 2048)                                 # 8-bit moments; the master copy is 4 more
+    assert T.bytes_per_param(1, 8, opt_state_B=opt) == pytest.approx(2 + 2 + (4 + opt) / 8)
+    assert T.bytes_per_param(2, 8, opt_state_B=opt) == pytest.approx(2 + (2 + 4 + opt) / 8)
+    assert T.bytes_per_param(3, 8, weight_B=4, grad_B=4, master_B=0) == pytest.approx((4 + 4 + 8) / 8)
+    assert T.bytes_per_param(1, 4, master_B=0, opt_state_B=0) == 4          # no optimizer state at all
+
+
+@pytest.mark.parametrize("optimizer, opt", [("adam", 8), ("sgd_momentum", 4), ("adam_8bit", 2 + 8 / 2048)])
+def test_unsharded_state_is_training_bytes_per_param(optimizer, opt):
+    # stage 0 with one optimizer's state is eq-optimizer-state: 2 + 2 + 4 + opt
+    assert T.bytes_per_param(0, 1, opt_state_B=T.optimizer_state_B(optimizer)) == pytest.approx(
+        T.training_bytes_per_param(optimizer)) == pytest.approx(2 + 2 + 4 + opt)
+
+
+def test_model_state_forwards_the_convention():
+    # 1e9 parameters under torch.autocast (4 + 4, no master, 8 of moments), ZeRO-3 over 4 GPUs: 4 GB
+    assert T.model_state_B(1e9, 3, 4, weight_B=4, grad_B=4, master_B=0) == pytest.approx(16e9 / 4)
+    # with SGD's single buffer, unsharded: 2 + 2 + 4 + 4 = 12 bytes
+    assert T.model_state_B(1e9, opt_state_B=4) == pytest.approx(12e9)
+
+
+def test_bitsandbytes_block():
+    assert T.BNB_8BIT_BLOCK == 256 and T.ADAM_8BIT_BLOCK == 2048
+    assert T.optimizer_state_B("adam_8bit", block=T.BNB_8BIT_BLOCK) == pytest.approx(2 * (1 + 4 / 256))
+    assert T.optimizer_state_B("adam_8bit", block=T.BNB_8BIT_BLOCK) == pytest.approx(2.03125)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: T.optimizer_state_B("lion"), "optimizer"),
+    (lambda: T.optimizer_state_B("adafactor"), "fan_in"),
+    (lambda: T.optimizer_state_B("adafactor", 0, 8), "fan_in"),
+    (lambda: T.optimizer_state_B("adam_8bit", block=0), "block"),
+    (lambda: T.training_bytes_per_param(weight_B=0), "weight_B"),
+    (lambda: T.training_bytes_per_param(master_B=-1), "master_B"),
+    (lambda: T.bytes_per_param(0, 1, opt_state_B=-2), "opt_state_B"),
+    (lambda: T.bytes_per_param(0, 1, master_B=-1), "master_B"),
+    (lambda: T.model_state_B(1e9, grad_B=0), "grad_B"),
+])
+def test_bad_conventions_are_named(call, name):
+    with pytest.raises((ValueError, KeyError, TypeError), match=name):
+        call()
+
+
+# ---- the FSDP degree that minimises the step (eq-fsdp-step), by hand ----------------------------
+
+NVL, NIC = 450e9, 50e9
+
+
+def test_fsdp_options_by_hand():
+    # 8e9 parameters on 16 GPUs (2 nodes of 8), 141 GB each, 1 s of compute, 5 GB unsharded with
+    # recomputation, 20 GB without. S = 16 GB of BF16 weights.
+    opts = {o.degree: o for o in T.fsdp_options(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9)}
+    assert sorted(opts) == [1, 2, 4, 8, 16]
+    # F = 1 (DDP): 128 GB + 20 GB > 141 GB, so it recomputes: 133 GB, a step of 4/3 s
+    o1 = opts[1]
+    assert (o1.recompute, o1.memory_B, o1.fits) == (True, 128e9 + 5e9, True)
+    assert o1.compute_s == pytest.approx(4 / 3) and o1.step_s == pytest.approx(4 / 3)
+    # its all-reduce of 16 GB over 2 nodes of 8, one ring per NIC: the NICs carry 2 x 15/16 x 16 GB / 8
+    assert o1.gather_s == 0 and o1.replica_s == pytest.approx(2 * 15 / 16 * 16e9 / 8 / NIC)
+    # F = 2: 64 GB + 20 GB fits without recomputation; 1.5 all-reduces of 16 GB between 2 GPUs on
+    # NVLink, then 8 replicas per group rank, 4 to a node on 2 nodes: 2 x 7/8 x 8 GB / 4 per NIC
+    o2 = opts[2]
+    assert (o2.recompute, o2.memory_B) == (False, 64e9 + 20e9)
+    assert o2.gather_s == pytest.approx(1.5 * 2 * (1 / 2) * 16e9 / NVL)
+    assert o2.replica_s == pytest.approx(max(3 / 4 * 2 * 7 / 8 * 8e9 / NVL, 2 * 7 / 8 * 8e9 / 4 / NIC))
+    assert o2.step_s == 1.0                                   # communication hidden under compute
+    # F = 16: the gathers cross both nodes: NICs carry 15/16 x 16 GB / 8 per all-gather
+    o16 = opts[16]
+    assert o16.replica_s == 0
+    assert o16.gather_s == pytest.approx(1.5 * max(7 / 8 * 2 * 15 / 16 * 16e9 / NVL, 2 * 15 / 16 * 16e9 / 8 / NIC))
+
+
+def test_fastest_is_not_the_smallest_that_fits():
+    best = T.fastest_fsdp_degree(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9)
+    assert best.degree == 2 and best.step_s == 1.0            # F = 2..16 tie at 1 s: the smallest wins
+    assert [o.degree for o in T.fsdp_ties(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9)] == [2, 4, 8, 16]
+    assert T.min_shard_degree(8e9, 141e9, 5e9) == 1           # DDP fits, with recomputation
+
+
+def test_selective_recomputation_by_hand():
+    # F = 1 needs 128 + 20 = 148 GB of 141: 7 GB back. Each of 32 layers saves (20 - 5) / 32 GB, so
+    # ceil(7 / 0.46875) = ceil(14.93) = 15 layers recompute; 148 - 15 x 0.46875 = 140.96875 GB, and
+    # the step grows by a third of 15/32: 1 + 15/96
+    o1 = T.fsdp_options(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9, layers=32)[0]
+    assert o1.recompute and o1.recompute_share == 15 / 32
+    assert o1.memory_B == pytest.approx(140.96875e9) and o1.fits
+    assert o1.compute_s == pytest.approx(1 + 15 / 96) == pytest.approx(o1.step_s)
+    # all or nothing (no layers given): every layer recomputes, a third more
+    assert T.fsdp_options(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9)[0].recompute_share == 1
+    # the degrees that fit without recomputing are untouched
+    assert all(o.recompute_share == 0 and o.step_s == 1.0
+               for o in T.fsdp_options(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9, layers=32)[1:])
+
+
+def test_selective_recomputation_is_never_slower_than_full():
+    for cap in (134e9, 138e9, 141e9, 147e9):
+        part = T.fsdp_options(8e9, 16, 8, cap, 1.0, NVL, NIC, 5e9, 20e9, layers=32)[0]
+        full = T.fsdp_options(8e9, 16, 8, cap, 1.0, NVL, NIC, 5e9, 20e9)[0]
+        assert part.compute_s <= full.compute_s and part.memory_B <= cap
+
+
+def test_without_overlap_the_step_is_the_sum():
+    o = {o.degree: o for o in T.fsdp_options(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9, 20e9, overlap=False)}
+    assert o[2].step_s == pytest.approx(1.0 + o[2].gather_s + o[2].replica_s)
+
+
+def test_always_recompute_without_a_no_recompute_budget():
+    assert all(o.recompute for o in T.fsdp_options(8e9, 16, 8, 141e9, 1.0, NVL, NIC, 5e9))
+
+
+def test_a_model_that_fits_nowhere():
+    with pytest.raises(ValueError, match="capacity_B"):
+        T.fastest_fsdp_degree(1e12, 8, 8, 80e9, 1.0, NVL, NIC, 5e9)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"world": 12}, "world"), ({"no_recompute_B": 1e9}, "no_recompute_B"), ({"compute_s": 0}, "compute_s"),
+    ({"world": 2 ** 21}, "world"),
+])
+def test_bad_fsdp_inputs_are_named(kwargs, name):
+    args = {"params": 8e9, "world": 16, "node_gpus": 8, "capacity_B": 141e9, "compute_s": 1.0,
+            "nvlink_Bps": NVL, "nic_Bps": NIC, "checkpointed_B": 5e9} | kwargs
+    with pytest.raises(ValueError, match=name):
+        T.fsdp_options(**args)
+
+
+def test_min_shard_degree_takes_the_convention():
+    # 70e9 x 10.0039 B = 700.3 GB with 8-bit Adam; 121 GB free per GPU: 700.3 / 121 = 5.8 -> 8
+    assert T.min_shard_degree(70e9, 141e9, 20e9, state_B_per_param=T.training_bytes_per_param("adam_8bit")) == 8
+    assert T.min_shard_degree(70e9, 141e9, 20e9, state_B_per_param=16) == T.min_shard_degree(70e9, 141e9, 20e9) == 16
