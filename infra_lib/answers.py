@@ -94,7 +94,7 @@ _ANSWER_UNITS: dict[str, tuple[str, float]] = {"fraction": ("fraction", 1.0), "�
 _MAGNITUDES = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6, "billion": 1e9, "bn": 1e9,
                "千": 1e3, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8, "百万": 1e6}
 # classifiers that say "how many" without a dimension: accepted, alone or before the noun, for any count
-_CLASSIFIERS = "个块张颗片次台"
+_CLASSIFIERS = "个块张颗片次台条道"
 _COUNT_WORDS = {"units", "pcs"}
 # a count answer's unit -> its Chinese noun (what 个/块 counts) and how the feedback writes it in Chinese
 _COUNT_NOUNS_ZH: dict[str, tuple[str, str]] = {
@@ -102,9 +102,16 @@ _COUNT_NOUNS_ZH: dict[str, tuple[str, str]] = {
     "cycles": ("周期", "个周期"), "dies": ("die", "个 die"), "blocks": ("线程块", "个线程块"),
     "threads": ("线程", "个线程"), "replicas": ("副本", "个副本"), "endpoints": ("端点", "个端点"),
     "operators": ("算子", "个算子"), "codes": ("码值", "个码值"), "tokens": ("token", "个 token"),
+    "values": ("值", "个值"), "questions": ("题", "道题"), "sequences": ("序列", "条序列"),
+    "sockets": ("cpu", "颗 CPU"), "steps": ("步", "步"), "sectors": ("扇区", "个扇区"),
+    "registers": ("寄存器", "个寄存器"), "kernels": ("kernel", "个 kernel"),
+    "microbatches": ("micro-batch", "个 micro-batch"), "nodes": ("节点", "个节点"),
+    "instances": ("实例", "个实例"), "tiles": ("分块", "个分块"), "loads": ("load", "条 load"),
+    "stacks": ("堆栈", "个堆栈"), "promotions": ("加法", "次加法"), "dimensions": ("维", "维"),
 }
 # units whose Chinese feedback writes them another way
-_UNITS_ZH = {"USD": "美元", "bits": "位", "FLOP/B": "FLOP/B", "tokens/s": "token/s"}
+_UNITS_ZH = {"USD": "美元", "bits": "位", "FLOP/B": "FLOP/B", "tokens/s": "token/s", "bytes": "字节",
+             "days": "天", "FLOP/byte": "FLOP/字节", "×": "倍"}
 
 _NUMBER = re.compile(r"""
     (?P<sign>[+-])?

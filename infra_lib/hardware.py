@@ -76,7 +76,7 @@ _SOURCE_FIELDS = {"title": True, "date": True, "publisher": True, "url": False, 
 _ENTRY_FIELDS = {"name": True, "short_name": False, "product_name": False, "category": True, "family": False,
                  "vendor": False, "year": False, "compared": False, "note": False, "specs": True}
 _SPEC_FIELDS = {"value": True, "unit": True, "kind": True, "source": True, "where": True,
-                "caveats": False}
+                "where_zh": False, "caveats": False}
 
 
 class RegistryError(ValueError):
@@ -123,6 +123,7 @@ class Spec:
     where: str
     caveats: tuple[str, ...] = field(default_factory=tuple)
     file: str = ""              # the registry file that defines it
+    where_zh: str = ""          # ``where`` for the Chinese edition's Sources (quotations stay as printed)
 
     def __post_init__(self) -> None:
         _check.fields(self)
@@ -296,7 +297,7 @@ class Registry:
 
 FAMILY_FILES = {"volta": "nvidia_volta.toml", "ampere": "nvidia_ampere.toml", "hopper": "nvidia_hopper.toml",
                 "blackwell": "nvidia_blackwell.toml", "rubin": "nvidia_rubin.toml", "grace": "nvidia_grace.toml",
-                "sapphire_rapids": "intel_xeon.toml", "hbm": "hbm.toml"}
+                "sapphire_rapids": "intel_xeon.toml", "tpu": "google_tpu.toml", "hbm": "hbm.toml"}
 """Every product family an entry may name, and the file that holds it: a family is added here on
 purpose, never by a typo (``hoper``); a family file that is missing or holds none of its family is
 an error (a file renamed ``.toml.bak`` or emptied would otherwise drop its entries silently)."""
@@ -525,6 +526,7 @@ def _load_spec(entry: str, category: str, name: str, row: Any, file: str,
         errors.append(f"{where}: unknown source {source!r}{_nearest(source, sources)}; "
                       f"sources are defined in {SOURCES_FILE}")
     text = _string(row, "where", where, errors)
+    text_zh = _string(row, "where_zh", where, errors)
     caveats = row.get("caveats", [])
     if not isinstance(caveats, list):
         errors.append(f"{where}: caveats must be a list of strings, got {type(caveats).__name__} {caveats!r}")
@@ -542,7 +544,7 @@ def _load_spec(entry: str, category: str, name: str, row: Any, file: str,
     if len(errors) > n:
         return None
     return Spec(device=entry, name=name, value=float(x), unit=unit, kind=kind, source=sources[source],
-                where=text, caveats=tuple(caveats), file=file)
+                where=text, caveats=tuple(caveats), file=file, where_zh=text_zh)
 
 
 def _load_entry(key: str, table: Any, file: str, sources: Mapping[str, Source],
@@ -614,18 +616,18 @@ def _load_entry(key: str, table: Any, file: str, sources: Mapping[str, Source],
 def load(directory: str | Path = REGISTRY_DIR) -> Registry:
     """Read and check every ``*.toml`` of ``directory``: ``sources.toml`` and the entry files.
 
-    Raises :class:`RegistryError` listing every problem, each naming the file, the entry and
-    the spec: an unknown or missing field, a value that is not a finite number (a bool is not
-    one), an unknown unit, kind, source or category, an empty ``where``, caveats that are not a
-    list of strings, an entry or a spec defined in two files (both named), a device without a
-    ``short_name``, two entries whose short names read the same as a name part (both named),
-    ``compared`` that is not a bool or is set outside a device; and the meaning of each value: a
-    unit that disagrees with the spec's name (:data:`NAME_UNITS`), a count that is not whole, a
-    value not above 0 (:data:`ZERO_OK` excepted) or outside its plausible range
-    (:data:`UNIT_RANGES`, :data:`SPEC_RANGES`), an unknown family (:data:`FAMILY_FILES`), a family
-    file missing or emptied, a die that is a device, a source date that does not parse, kind
-    "measured" without a measurement source, a file that is not UTF-8, and a whole that disagrees
-    with its parts without a caveat naming the check (:func:`cross_checks`).
+    Raises :class:`RegistryError` listing every problem, each naming the file, the entry and the
+    spec: an unknown or missing field, a value that is not a finite number (a bool is not one), an
+    unknown unit, kind, source or category, an empty ``where``, a ``where_zh`` that is not a
+    non-empty string, caveats that are not a list of strings, an entry or a spec defined in two
+    files (both named), a device without a ``short_name``, two entries whose short names read the
+    same as a name part (both named), ``compared`` that is not a bool or is set outside a device;
+    and the meaning of each value: a unit that disagrees with the spec's name (:data:`NAME_UNITS`),
+    a count that is not whole, a value not above 0 (:data:`ZERO_OK` excepted) or outside its
+    plausible range (:data:`UNIT_RANGES`, :data:`SPEC_RANGES`), an unknown family
+    (:data:`FAMILY_FILES`), a family file missing or emptied, a die that is a device, a source date
+    that does not parse, kind "measured" without a measurement source, a file that is not UTF-8, and
+    a whole that disagrees with its parts without a caveat naming the check (:func:`cross_checks`).
     """
     directory = Path(directory)
     errors: list[str] = []

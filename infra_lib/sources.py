@@ -36,6 +36,7 @@ class SourceUse:
     wheres: tuple[str, ...]         # table, section or page of each value read, first use first
     kinds: tuple[str, ...]          # the kinds of those values
     specs: tuple[str, ...]          # "device.spec" of each value read
+    wheres_zh: tuple[str, ...] = ()  # ``wheres`` for the Chinese edition (a spec's where_zh, else its where)
 
     def __post_init__(self) -> None:
         _check.fields(self)
@@ -63,11 +64,14 @@ def documents(specs: Sequence[hardware.Spec] | None = None) -> list[SourceUse]:
     by_source: dict[str, list[hardware.Spec]] = {}
     for s in specs:
         by_source.setdefault(s.source.key, []).append(s)
-    uses = [SourceUse(source=group[0].source,
-                      wheres=tuple(dict.fromkeys(s.where for s in group)),
-                      kinds=tuple(dict.fromkeys(s.kind for s in group)),
-                      specs=tuple(f"{s.device}.{s.name}" for s in group))
-            for group in by_source.values()]
+    uses = []
+    for group in by_source.values():
+        pairs = dict.fromkeys((s.where, s.where_zh or s.where) for s in group)
+        uses.append(SourceUse(source=group[0].source,
+                              wheres=tuple(dict.fromkeys(en for en, _ in pairs)),
+                              kinds=tuple(dict.fromkeys(s.kind for s in group)),
+                              specs=tuple(f"{s.device}.{s.name}" for s in group),
+                              wheres_zh=tuple(dict.fromkeys(zh for _, zh in pairs))))
     order = [label for label, _ in GROUPS]
     return sorted(uses, key=lambda u: order.index(u.group))      # stable: first use within a group
 
@@ -90,10 +94,14 @@ OWN_PUBLISHER = "this course"      # the publisher of the course's own documents
 
 
 def _date(date: str, lang: str) -> str:
-    """A source's date as the page's language writes it: "accessed 2026" is "2026 年查阅" in Chinese."""
+    """A source's date as the page's language writes it: "accessed 2026" is "2026 年查阅" in Chinese,
+    "2025-08-22, updated 2025-09-24" is "2025-08-22，2025-09-24 更新"."""
     when = date.removeprefix("accessed ")
     if lang != "en" and when != date and re.fullmatch(r"\d{4}", when):
         return t("sources_accessed", lang, when=when)
+    updated = re.fullmatch(r"(.+), updated (.+)", date)
+    if lang != "en" and updated:        # "2025-08-22, updated 2025-09-24"
+        return t("sources_updated", lang, date=updated.group(1), updated=updated.group(2))
     return date
 
 
@@ -106,7 +114,7 @@ def _line(use: SourceUse, lang: str = "en") -> str:
         who = ""       # the title says whose it is ("This course, chapter 1 ...")
     else:
         who = f"{_md(s.publisher)}, " if s.publisher and s.publisher.lower() not in s.title.lower() else ""
-    wheres = [_md(w) for w in use.wheres]
+    wheres = [_md(w) for w in ((use.wheres_zh or use.wheres) if lang == "zh" else use.wheres)]
     if lang == "zh":       # Chinese punctuation around what may be English quotations
         return f"- {who}{title}（{_md(_date(s.date, lang))}）：{'；'.join(wheres)}。"
     return f"- {who}{title} ({_md(_date(s.date, lang))}): {'; '.join(wheres)}."

@@ -2,9 +2,9 @@
 
 Prose: every number in a chapter's text must be inserted from code with a glue role, so the
 text cannot drift from the library. A number counts as *typed by hand* when it stands on its
-own (not part of a name such as H100, 8B, Gen5 or V1.04) and is not one of the page's
-explicitly allowed phrases (front matter ``course: allowed_numbers``) or a citation pattern
-(section, table, chapter or list numbers).
+own (not part of a name such as H100, 8B, Gen5, V1.04, 4-bit or, in Chinese, 4 位) and is not
+one of the page's explicitly allowed phrases (front matter ``course: allowed_numbers``) or a
+citation pattern (section, table, chapter or list numbers).
 
 Parity: the English and Chinese twins must have identical code cells (except the one cell
 tagged ``edition``), the same glue keys used in the prose, the same figures, the same heading
@@ -53,6 +53,13 @@ CITATION = [
     re.compile(r"^\s*\*\*\d+\.\*\*", re.M),                     # bold exercise numbers
     re.compile(r"\|\s*\d+\.\s"),                                # numbered table rows
 ]
+# A number format's bit width as Chinese typography writes it, "4 位" (GB/T 15835: digits for
+# counts and measures, not "四位", which also reads as "four digits"): the twin of the English
+# "4-bit", which NUMBER already reads as part of a name. Only whole element widths (INT4, FP8,
+# BF16, FP32, FP6, 3-bit GPTQ, 2-bit) and not before 数 ("4 位数" is a four-digit number): a
+# worked value such as "4.25 位" per parameter, or "12 位", is still a typed number.
+BIT_WIDTH_ZH = re.compile(r"(?<![\w.,\d-])(?:2|3|4|6|8|16|32)\s?位(?!数)")
+NAMES = [BIT_WIDTH_ZH]
 # A number on its own: not inside a name such as H100, 8B, Llama-3-8B, ConnectX-7 or V1.04.
 NUMBER = re.compile(r"(?<![\w.,\d-])(\d+(?:[,.]\d+)*)(?![\w\d]|-\w)")
 
@@ -139,7 +146,7 @@ FORMULA_CONSTANT = re.compile(r"(?<![\w.,\d])[01](?![\w\d]|[.,]\d)")
 def _clean(text, allowed):
     text = _blank_directive_lines(blank_code_fences(text))
     text = INLINE_MATH.sub(lambda m: FORMULA_CONSTANT.sub(" ", m.group(0)), text)
-    for pattern in STRIP + CITATION:
+    for pattern in STRIP + CITATION + NAMES:
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     for phrase in sorted(allowed, key=len, reverse=True):
         text = re.sub(r"(?<![\w.,\d])" + re.escape(phrase) + r"(?![\w\d]|[.,]\d)",

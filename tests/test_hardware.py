@@ -39,7 +39,7 @@ def raw_specs():
 # The layout: one file per product family, non-devices in files of their own kind.
 FAMILY_FILE = {"volta": "nvidia_volta.toml", "ampere": "nvidia_ampere.toml", "hopper": "nvidia_hopper.toml",
                "blackwell": "nvidia_blackwell.toml", "grace": "nvidia_grace.toml",
-               "sapphire_rapids": "intel_xeon.toml", "rubin": "nvidia_rubin.toml"}
+               "sapphire_rapids": "intel_xeon.toml", "rubin": "nvidia_rubin.toml", "tpu": "google_tpu.toml"}
 CATEGORY_FILE = {"memory_standard": "hbm.toml", "process": "manufacturing.toml", "fab": "manufacturing.toml",
                  "packaging": "manufacturing.toml", "software": "software.toml", "assumption": "teaching.toml"}
 
@@ -573,6 +573,14 @@ CORRUPTIONS = [
      [HOP, "h100_sxm5.mem_bw_Bps", "where is empty"]),
     ("where a number", HOP, _line(H100_BW, "where", "where = 3"),
      [HOP, "h100_sxm5.mem_bw_Bps", "where must be a string"]),
+    ("where_zh a number", HOP, _line(H100_BW, "where_zh", "where_zh = 3"),
+     [HOP, "h100_sxm5.mem_bw_Bps", "where_zh must be a string", "3"]),
+    ("where_zh a list", HOP, _line(H100_BW, "where_zh", 'where_zh = ["表 3"]'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "where_zh must be a string"]),
+    ("empty where_zh", HOP, _line(H100_BW, "where_zh", 'where_zh = ""'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "where_zh is empty"]),
+    ("misspelled where_zh", HOP, _line(H100_BW, "where_zh", 'wher_zh = "表 3"'),
+     [HOP, "h100_sxm5.mem_bw_Bps", "unknown field 'wher_zh'", "did you mean where_zh"]),
     ("teaching value in a product", HOP, _edit(H100_BW, 'kind = "datasheet"', 'kind = "teaching"'),
      [HOP, "h100_sxm5.mem_bw_Bps", "'teaching'", "'assumption'"]),
     ("datasheet value among assumptions", "teaching.toml",

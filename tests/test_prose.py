@@ -46,6 +46,8 @@ def test_a_hand_typed_number_is_caught_and_named(page, tmp_path):
     ("```{exercise} A model of 70 GB\n:label: ch3-ex5\n\nIt takes 12 ms.\n```\n", ["70", "12"]),
     ("```{solution} ch3-ex5\n:class: dropdown\n\n12 ms\n```\n", ["12"]),
     ("```{bibliography}\n:filter: docname in docnames\n```\n", []),
+    ("权重量化到 4 位，16 位矩阵乘，3 位或 4 位，8 位下相乘", []),        # a format's bit width, like "4-bit"
+    ("每个值 4.25 位，省下 12 位，一个 4 位数，4 到 8 位", ["4.25", "12", "4", "4"]),   # worked numbers stay caught
 ])
 
 def test_what_counts_as_typed(text, numbers):

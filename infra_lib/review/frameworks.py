@@ -211,7 +211,7 @@ def questions() -> list[Question]:
             (("Nothing: the prefill runs beside the decode steps on other SMs", "不受影响：预填充在别的 SM 上和 decode 同时跑",
               "That one engine runs prefill and decode apart: in a colocated engine both are in the same step, on the "
               "same GPU; only a disaggregated deployment (chapter 6) separates them.",
-              "以为同一个引擎里预填充和 decode 是分开跑的：合在一起部署时，两者在同一步、同一块 GPU 上；只有预填充/decode 分离部署（第 6 章）才把它们分开。"),
+              "以为同一个引擎里预填充和 decode 是分开跑的：合在一起部署时，两者在同一步、同一块 GPU 上；只有 PD 分离（第 6 章）才让两者各用各的 GPU。"),
              ("Their next token waits for the whole prefill", "它们的下一个 token 都要等整段预填充算完"),
              ("They are evicted and their KV cache is recomputed afterwards", "它们被换出，之后再重算 KV cache",
               "That admission preempts: an engine preempts only when the KV cache runs out of blocks, not because a "
@@ -220,7 +220,7 @@ def questions() -> list[Question]:
              "token only after it: a spike in their time per output token. Chunked prefill cuts the prompt into pieces "
              "that fit a token budget per step and mixes them with the decode tokens, so each step stays short, at the "
              "price of a slightly later first token for the new request.",
-             "跑预填充的那一步有整段提示词的预填充那么长，每个在 decode 的请求都要等它结束才拿到下一个 token：它们的每 token 时间出现尖峰。"
-             "分块预填充把提示词切成能放进每步 token 预算的几段，和 decode 的 token 混在一起跑，每一步都不长，代价是新请求的首个 token 稍晚一点。"),
+             "跑预填充的那一步有整段提示词的预填充那么长，每个在 decode 的请求都要等它结束才拿到下一个 token：它们的每输出 token 时延出现尖峰。"
+             "分块预填充把提示词切成能放进每步 token 预算的几段，和 decode 的 token 混在一起跑，每一步都不长，代价是新请求的首 token 延迟稍长一点。"),
             ("What runs in the step that admits it, and who waits for that step?", "接纳它的那一步里跑的是什么？谁在等这一步？")),
     ]

@@ -99,7 +99,7 @@ def questions() -> list[Question]:
                                     "bpb": Answer(units.BITS_PER_BYTE, "bits", rel_tol=0)},
              "s",
              ("A network card is sold as {gbit:.0f} Gb/s per direction. How many seconds does it take to send {size_gb:.0f} GB?",
-              "一块网卡标称单向 {gbit:.0f} Gb/s。发送 {size_gb:.0f} GB 要多少秒？"),
+              "一张网卡标称单向 {gbit:.0f} Gb/s。发送 {size_gb:.0f} GB 要多少秒？"),
              ("Gb is gigabits: divide by {bpb:.0f} for bytes.", "Gb 是比特而不是字节：除以 {bpb:.0f} 才是字节数。"),
              ("{gbit:.0f} Gb/s = {bytes_gb:.0f} GB/s, so {size_gb:.0f} GB take **{s:.2f} s**.",
               "{gbit:.0f} Gb/s = {bytes_gb:.0f} GB/s，所以 {size_gb:.0f} GB 需要 **{s:.2f} s**。")),
@@ -153,8 +153,8 @@ def questions() -> list[Question]:
         _mc("rv_ov_q8", KEY, "ov-request", "self-check",
             ("A request's prompt grows a hundredfold while its output stays as long. What grows the most?",
              "一个请求的提示词变长到原来的一百倍，输出长度不变。哪一项增长最多？"),
-            (("The time to the first token", "首个 token 的等待时间"),
-             ("The time per output token", "每个输出 token 的时间",
+            (("The time to the first token", "首 token 延迟"),
+             ("The time per output token", "每输出 token 时延（TPOT）",
               "That the prompt is processed token by token like the output: prefill handles the whole prompt in one "
               "compute-bound pass; each later step only reads a little more KV cache.",
               "以为提示词也像输出那样逐个 token 处理：预填充一次算完整个提示词，是算力受限的；之后每步 decode 只是多读一点 KV cache。"),
@@ -164,7 +164,7 @@ def questions() -> list[Question]:
               "以为提示词越长模型越大：不管提示词多长，每一步读的权重都一样；随之增长的是 KV cache。")), 0,
             ("Prefill does about two FLOP per parameter per prompt token in one pass, so its time, the wait for the first "
              "token, grows with the prompt; decode still reads the weights once per token and adds only the longer KV cache.",
-             "预填充一次处理整个提示词，每个提示词 token 每个参数约两次运算，所以它的耗时，也就是首个 token 的等待时间，"
+             "预填充一次处理整个提示词，每个提示词 token 每个参数约两次运算，所以它的耗时，也就是首 token 延迟，"
              "随提示词增长；decode 每个 token 仍是把权重读一遍，只多读了更长的 KV cache。"),
             ("Which phase does work per prompt token?", "哪个阶段的工作量和提示词的 token 数成正比？")),
 
@@ -181,7 +181,7 @@ def questions() -> list[Question]:
               "can run?",
               "一个 {params_b:.0f}B 参数的 BF16 模型在一块 GPU 上 decode，这块 GPU 能跑到 {peak:,.0f} TFLOP/s 的 {fe:.0%}、"
               "{bw:.0f} TB/s 的 {be:.0%}，显存 {mem_gb:.0f} GB。每个请求持有 {kv_gb:.2f} GB 的 KV cache，每一步都要完整读一遍。"
-              "服务承诺每个输出 token 不超过 {tpot:.0f} ms。批大小最大能到多少？"),
+              "服务承诺每输出 token 时延（TPOT）不超过 {tpot:.0f} ms。批大小最大能到多少？"),
              ("Two bounds: one step (the weights read once, every request's KV read) must fit in the target, and the weights "
               "and every KV cache must fit in memory. Take the smaller.",
               "有两个上限：一步 decode（权重读一遍，再读每个请求的 KV）要在目标时间之内，权重和所有 KV cache 要放得进显存。取较小的那个。"),

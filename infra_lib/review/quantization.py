@@ -39,16 +39,24 @@ def questions() -> list[Question]:
               "{bf16:.0f} 位 / {bits:.2f} = **{gain:.2f}×**，在 {bw:.2f} TB/s 下每秒 {tok:,.0f} 个 token。")),
 
         _num("rv_ch9_q3", KEY, "ch9-bits", "interview",
-             {"block": Param(16, "values", 8, 128, integer=True), "sc": Param(8, "bits", 8, 16, integer=True), "el": Param(4, "bits")},
-             lambda block, sc, el: {"overhead": Answer(sc / block / el, "fraction"), "bits": Answer(quantization.bits_per_param(int(el), sc, block), "bits")},
-             "overhead",
-             ("A {el:.0f}-bit format shares one {sc:.0f}-bit scale per block of {block:.0f} values. "
-              "What is the scale's overhead relative to the {el:.0f}-bit elements?",
-              "一种 {el:.0f} 位格式每 {block:.0f} 个值共享一个 {sc:.0f} 位缩放因子。缩放因子相对 {el:.0f} 位元素的额外开销是多少？"),
-             ("Scale bits per value over element bits.", "每个值分摊到的缩放位数除以元素位数。"),
-             ("{sc:.0f} / {block:.0f} / {el:.0f} = **{overhead:.1%}** ({bits:.3f} bits per value). Smaller blocks fit outliers "
-              "better but cost more bits: the trade-off flips with the block size.",
-              "{sc:.0f} / {block:.0f} / {el:.0f} = **{overhead:.1%}**（每个值 {bits:.3f} 位）。块越小越能贴合离群值，但位数开销越大：取舍随块大小翻转。"),
+             {"sc": Param(8, "bits", 8, 16, integer=True), "el": Param(4, "bits"),
+              "share": Param(0.1, "fraction", 0.05, 0.5)},
+             lambda sc, el, share: {
+                 "block": Answer(sc / (share * el), "values"),
+                 "bits": Answer(quantization.bits_per_param(int(el), sc, round(sc / (share * el))), "bits")},
+             "block",
+             ("A {el:.0f}-bit format shares one {sc:.0f}-bit scale per block of values. Smaller blocks fit outliers better, "
+              "and a scale shared by many values costs next to nothing. Below what block size do the scales cost more "
+              "than {share:.0%} of the element bits?",
+              "一种 {el:.0f} 位格式每块数值共享一个 {sc:.0f} 位缩放因子。块越小越能贴合离群值，而一个缩放因子由很多值分摊时几乎不占位。"
+              "块小于多少个值时，缩放因子的开销会超过元素位数的 {share:.0%}？"),
+             ("A block of $g$ values adds {sc:.0f} / $g$ bits to each value; set that equal to {share:.0%} of {el:.0f} bits.",
+              "一块 $g$ 个值，每个值多出 {sc:.0f} / $g$ 位；令它等于 {el:.0f} 位的 {share:.0%}。"),
+             ("{sc:.0f} / $g$ = {share:.0%} × {el:.0f} gives $g$ = **{block:,.0f} values** ({bits:.2f} bits per value). Above "
+              "that, halving the block costs little; below it, every halving doubles the scales' share: the conclusion "
+              "that smaller blocks are better flips when their bits are counted.",
+              "{sc:.0f} / $g$ = {share:.0%} × {el:.0f}，解得 $g$ = **{block:,.0f}** 个值（每个值 {bits:.2f} 位）。块比这大时，"
+              "再减半代价不大；比这小时，每减半一次，缩放因子的占比就翻一倍：把位数算进去，“块越小越好”的结论就翻转了。"),
              flip=True),
 
         _num("rv_ch9_q4", KEY, "ch9-savings", "self-check",
@@ -100,8 +108,8 @@ def questions() -> list[Question]:
               "对称有符号 INT{bits:.0f} 量化把一组数里绝对值最大的那个映射到最大的码值。这个码值是多少？"),
              ("Half the codes are negative; symmetric quantization leaves the most negative one unused.",
               "一半的码值是负数；对称量化不用最小的那个负码值。"),
-             ("**{qmax:.0f}**: the codes run from minus {qmax:.0f} to {qmax:.0f}, {levels:.0f} levels in all.",
-              "**{qmax:.0f}**：码值从负 {qmax:.0f} 到 {qmax:.0f}，共 {levels:.0f} 级。")),
+             ("**{qmax:.0f}**: the codes run from −{qmax:.0f} to {qmax:.0f}, {levels:.0f} levels in all.",
+              "**{qmax:.0f}**：码值从 −{qmax:.0f} 到 {qmax:.0f}，共 {levels:.0f} 级。")),
 
         _mc("rv_ch9_q8", KEY, "ch9-bits", "interview",
             ("FP8 (E4M3) and INT8 both store a weight in one byte. What separates them?",
@@ -112,7 +120,7 @@ def questions() -> list[Question]:
               "以为取值级别多误差就一定小：INT8 均匀分布的级别在数值分布均匀时占优，但一个离群值就会把唯一的缩放因子拉大，压扁小数值。"),
              ("FP8 halves the weight bytes against INT8", "FP8 的权重字节数是 INT8 的一半",
               "That the formats differ in size: both are eight bits per value; they differ in how the levels are spread.",
-              "以为两种格式大小不同：两者都是每个值八位；区别在于级别如何分布。"),
+              "以为两种格式大小不同：两者都是每个值 8 位；区别在于级别如何分布。"),
              ("FP8 spaces its levels logarithmically, INT8 evenly", "FP8 的级别按对数分布，INT8 则均匀分布")), 2,
             ("Same bytes, so the same memory saving; FP8's exponent gives a wide range with relative precision, INT8 a "
              "uniform grid over one scale. Which errs less depends on the tensor's distribution, and the GPU's Tensor Cores "
@@ -123,7 +131,7 @@ def questions() -> list[Question]:
 
         _mc("rv_ch9_q9", KEY, "ch9-accuracy", "self-check",
             ("What do GPTQ and AWQ do differently to quantize weights to four bits?",
-             "GPTQ 和 AWQ 把权重量化到四位时，各自的做法有何不同？"),
+             "GPTQ 和 AWQ 把权重量化到 4 位时，各自的做法有何不同？"),
             (("GPTQ quantizes activations too, AWQ only weights", "GPTQ 连激活也量化，AWQ 只量化权重",
               "That GPTQ is a weight-and-activation method: both are weight-only (W4A16); activations stay in BF16.",
               "以为 GPTQ 同时量化权重和激活：两者都只量化权重（W4A16），激活保持 BF16。"),
@@ -142,7 +150,7 @@ def questions() -> list[Question]:
         _mc("rv_ch9_q10", KEY, "ch9-accuracy", "interview",
             ("A four-bit model's perplexity is within a hair of the BF16 model's, yet some users report changed answers. What "
              "explains it?",
-             "一个四位模型的困惑度和 BF16 模型几乎一样，却有用户反映回答变了。怎么解释？"),
+             "一个 4 位模型的困惑度和 BF16 模型几乎一样，却有用户反映回答变了。怎么解释？"),
             (("The users are wrong: equal perplexity means equal answers", "用户错了：困惑度相同就意味着回答相同",
               "That perplexity pins down every answer: it averages log-likelihood over many tokens; individual answers can "
               "flip while the average barely moves.",
@@ -208,4 +216,46 @@ def questions() -> list[Question]:
              "INT8 每个 token 只有一个量化步长，由离群值决定，普通的值就只剩几个码值；E4M3 的舍入误差在最小规格化数以上的任何量级都至多约为自身的十六分之一，"
              "离群值只是把其余的值往下推了几个二进制数量级。"),
             ("Where are FP8's levels, relative to a value's size?", "相对于数值本身的大小，FP8 的取值级别落在哪里？")),
+
+        _num("rv_ch9_q14", KEY, "ch9-eval", "interview",
+             {"n": Param(quantization.GSM8K_TEST_QUESTIONS, "questions", 200, 20000, integer=True),
+              "acc": Param(0.9, "fraction", 0.5, 0.9), "flips": Param(0.06, "fraction", 0.02, 0.2),
+              "conf": Param(quantization.CONFIDENCE, "fraction")},
+             lambda n, acc, flips, conf: {
+                 "paired": Answer(quantization.Z_95 * quantization.score_difference_stderr(acc, acc, int(n), flips), "fraction"),
+                 "unpaired": Answer(quantization.Z_95 * quantization.score_difference_stderr(acc, acc, int(n)), "fraction"),
+                 "z": Answer(quantization.Z_95, "")},
+             "paired",
+             ("A quantized model and its BF16 original answer the same {n:,.0f} benchmark questions; the original gets {acc:.0%} "
+              "of them right, and {flips:.0%} of the questions flip between the two. How far apart must their scores be before "
+              "the difference is more than noise at {conf:.0%} confidence?",
+              "一个量化模型和它的 BF16 原模型做同一套 {n:,.0f} 道基准题，原模型答对 {acc:.0%}，两者之间有 {flips:.0%} 的题答案翻转。"
+              "两个分数要差多少，差异才在 {conf:.0%} 置信度下不只是噪声？"),
+             ("On the same questions only the flips vary: with equal scores the difference has a standard error of √(f / n).",
+              "同一批题上，变化的只有翻转的那些：两个分数相等时，差值的标准误是 √(f / n)。"),
+             ("{z:.2f} × √({flips:.2f} / {n:,.0f}) = **{paired:.1%}**; scored on independent samples of questions, the two "
+              "would have to differ by {unpaired:.1%}. Pairing is what makes a small loss measurable.",
+              "{z:.2f} × √({flips:.2f} / {n:,.0f}) = **{paired:.1%}**；若在互相独立的题目样本上打分，两者要差 {unpaired:.1%}。"
+              "正是配对让小的损失测得出来。")),
+
+        _mc("rv_ch9_q15", KEY, "ch9-landscape", "self-check",
+            ("You serve a dense model on H100s and want its weights stored in four bits. Which method makes decode faster there?",
+             "你在 H100 上部署一个稠密模型，想把权重存成 4 位。哪种方法能让它在 H100 上 decode 得更快？"),
+            (("W4A4 by rotation (QuaRot, SpinQuant), on INT4 Tensor Cores", "旋转后的 W4A4（QuaRot、SpinQuant），用 INT4 Tensor Core 运算",
+              "That every recent GPU has INT4 Tensor Cores: Ampere and Ada do, Hopper has none, so the 4-bit arithmetic has "
+              "nothing to run on.",
+              "以为较新的 GPU 都有 INT4 Tensor Core：Ampere 和 Ada 有，Hopper 没有，4 位运算无处可跑。"),
+             ("NVFP4 W4A4, on FP4 Tensor Cores", "NVFP4 的 W4A4，用 FP4 Tensor Core 运算",
+              "That FP4 arithmetic came before Blackwell: FP4 Tensor Cores are Blackwell's; on Hopper NVFP4 weights are "
+              "expanded before the arithmetic like any other 4-bit format.",
+              "以为 Blackwell 之前就有 FP4 运算：FP4 Tensor Core 是 Blackwell 才有的；在 Hopper 上，NVFP4 权重也和别的 4 位格式一样，要先展开再运算。"),
+             ("W4A16 (GPTQ, AWQ) with a kernel that expands the weights in registers",
+              "W4A16（GPTQ、AWQ），配合在寄存器里展开权重的 kernel")), 2,
+            ("Decode is bound by reading the weights, so four-bit storage cuts the bytes, and the step, to about a quarter of "
+             "BF16's; Marlin and Machete expand the weights to BF16 in registers and use the BF16 Tensor Cores Hopper has. The "
+             "gain lasts while decode stays memory-bound: at large batches the BF16 arithmetic catches up.",
+             "decode 的瓶颈是读权重，4 位存储把要读的字节数降到 BF16 的四分之一左右，每步耗时也随之降到约四分之一；Marlin 和 Machete 在寄存器里"
+             "把权重展开成 BF16，再交给 Hopper 的 BF16 Tensor Core 计算。只要 decode 还是访存受限，这份收益就在；批大小一大，"
+             "BF16 的计算时间追上读权重的时间，收益就没了。"),
+            ("Which four-bit arithmetic do Hopper's Tensor Cores have?", "Hopper 的 Tensor Core 有哪种 4 位运算？")),
     ]
