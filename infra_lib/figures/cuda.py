@@ -42,7 +42,7 @@ def tiling(tiles: Sequence[int], ridge_flop_per_B: float, lang: str) -> Figure:
     x = np.array(tiles, dtype=float)
     for e, color, key in ((4, COLORS["memory"], "ch5_fp32"), (2, COLORS["compute"], "ch5_bf16")):
         ax.plot(x, [cuda.tile_intensity(int(v), int(v), e) for v in x], "o-", color=color,
-                label=f"{t('ch5_tiled', lang)}, {t(key, lang)}")
+                label=f"{t('ch5_tiled', lang)}{'，' if lang == 'zh' else ', '}{t(key, lang)}")
         ax.axhline(cuda.naive_matmul_intensity(e), color=color, ls=":", lw=1.2)
     ax.annotate(t("ch5_naive", lang), (x[0], cuda.naive_matmul_intensity(2)), xytext=(2, 4),
                 textcoords="offset points", fontsize=9, color=COLORS["grey"])
@@ -95,7 +95,7 @@ def matmul_roofline(points: Sequence[cuda.MatmulPoint], peak_flop_s: float, peak
             label=t("ch5_measured_sweep", lang))
     for key, color in (("bf16", COLORS["compute"]), ("fp8", COLORS["accent"])):
         ax.axhline(measured[key] / 1e12, color=color, ls=":", lw=1.2)
-        ax.annotate(f"{t('ch5_measured_' + key, lang)}: {measured[key] / 1e12:,.0f} TFLOP/s",
+        ax.annotate(f"{t('ch5_measured_' + key, lang)}{'：' if lang == 'zh' else ': '}{measured[key] / 1e12:,.0f} TFLOP/s",
                     (rng[0] * 1.2, measured[key] / 1e12), xytext=(0, 4), textcoords="offset points",
                     fontsize=8.5, color=color)
     last = points[-1]

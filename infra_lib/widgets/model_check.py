@@ -49,7 +49,7 @@ def summary(lang: str, weights: int, kv: int, compute: int, overlap: int,
                                      decode_model.COMPUTE_SOURCES[c], bool(o), run=run)
     rows = []
     for p in preds:
-        name = (t("ch6_w_config", lang, b=p.batch, c=p.context) if p.phase == "decode"
+        name = (t("ch6_w_config", lang, b=p.batch, c=f"{p.context:,}") if p.phase == "decode"
                 else t("w_paren", lang, text=t("ch6_prefill", lang), inner=f"{p.context:,}"))
         rows.append((name, f"{p.measured_s * 1e3:,.2f} ms", f"{p.predicted_s * 1e3:,.2f} ms", f"{p.error:+.1%}"))
     mae = decode_model.mean_abs_error(preds)
