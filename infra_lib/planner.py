@@ -123,8 +123,31 @@ def gpus_needed(shape: ModelShape, gpu_mem_B: float, bytes_per_param: float = 2,
     gpus = max(1, math.ceil((w + kv) / room - 1e-12))
     reserve = overhead_fraction * gpus * gpu_mem_B
     runtime = runtime_B * gpus
-    return Plan(weights_B=w, kv_B=kv, runtime_B=runtime, overhead_B=reserve, total_B=w + kv + runtime + reserve,
+    total = charged_B(shape, gpu_mem_B, gpus, bytes_per_param, batch, context, kv_bytes_per_value,
+                      overhead_fraction, runtime_B)
+    return Plan(weights_B=w, kv_B=kv, runtime_B=runtime, overhead_B=reserve, total_B=total,
                 gpus=gpus, limit="weights" if w >= kv else "kv_cache")
+
+
+@_check.finite
+def charged_B(shape: ModelShape, gpu_mem_B: float, gpus: int, bytes_per_param: float = 2, batch: int = 1,
+              context: float = 4096, kv_bytes_per_value: float = 2,
+              overhead_fraction: float = OVERHEAD_FRACTION, runtime_B: float = RUNTIME_B) -> float:
+    """What eq-gpus-needed charges a replica on ``gpus`` GPUs: weights + KV cache + on every GPU its
+    runtime and the headroom share of its memory (:func:`gpus_needed`'s ``total_B`` at its count).
+
+    Llama-3-70B, BF16, batch 1, 4,096 tokens, on two 80 GB GPUs: 141.1 + 1.3 + 2 x (5.37 + 8) GB.
+
+    >>> from infra_lib import models
+    >>> round(charged_B(models.LLAMA3_70B, 80e9, 2) / 1e9, 1)
+    169.2
+    """
+    n = _check.count("gpus", gpus, "GPUs")
+    mem = _check.positive("gpu_mem_B", gpu_mem_B, "bytes")
+    share = _check.share("overhead_fraction", overhead_fraction, _KEPT_BACK, below_one=True)
+    rt = _check.non_negative("runtime_B", runtime_B, "bytes")
+    return (shape.weight_B(bytes_per_param) + kv_cache_B(shape, batch, context, kv_bytes_per_value)
+            + n * (rt + share * mem))
 
 
 @_check.finite

@@ -219,16 +219,28 @@ def disaggregated_gpus(requests_per_s: float, prefill_s_per_request: float, outp
     >>> disaggregated_gpus(20, 0.05, 500, 0.01, 64)
     (1, 2)
     """
+    prefill, decode = disaggregated_load(requests_per_s, prefill_s_per_request, output_tokens, decode_step_s,
+                                         decode_batch)
+    if max(prefill, decode) > 1e12:
+        raise ValueError("requests_per_s: this rate needs more than 10**12 GPUs")
+    return math.ceil(prefill - 1e-9), math.ceil(decode - 1e-9)
+
+
+@_check.finite
+def disaggregated_load(requests_per_s: float, prefill_s_per_request: float, output_tokens: int,
+                       decode_step_s: float, decode_batch: int) -> tuple[float, float]:
+    """The busy GPUs of each pool by Little's law, before :func:`disaggregated_gpus` rounds them up:
+    (rate x prefill time, rate x output tokens x step time / batch).
+
+    >>> disaggregated_load(20, 0.05, 500, 0.01, 64)
+    (1.0, 1.5625)
+    """
     rate = _check.positive("requests_per_s", requests_per_s, "requests/s")
     pre = _check.positive("prefill_s_per_request", prefill_s_per_request, "s")
     out = _check.count("output_tokens", output_tokens, "tokens")
     step = _check.positive("decode_step_s", decode_step_s, "s")
     b = _check.count("decode_batch", decode_batch, "requests")
-    prefill = rate * pre
-    decode = rate * out * step / b
-    if max(prefill, decode) > 1e12:
-        raise ValueError("requests_per_s: this rate needs more than 10**12 GPUs")
-    return math.ceil(prefill - 1e-9), math.ceil(decode - 1e-9)
+    return rate * pre, rate * out * step / b
 
 
 @_check.finite

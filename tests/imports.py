@@ -24,3 +24,21 @@ def imported(path, in_package=False):
                 parts = parts[1:]
             names |= {parts[0]} if parts else {a.name for a in node.names}
     return names
+
+
+# The packages the live pages' Python (Pyodide) cannot load here, and the first lines of a probe
+# script (``python -c``) that makes importing any of them fail, for the tests that run code as the
+# browser would: tests/test_widgets_pure.py (each widget module) and tests/test_lite.py (each live
+# chapter's cells). A str.format template: fill ``blocked``; braces of the rest are doubled.
+NOT_IN_BROWSER = ("numpy", "matplotlib", "PIL", "yaml", "myst_nb")
+BLOCK_IN_BROWSER = r"""
+import importlib, sys
+BLOCKED = {blocked!r}
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{{name}} is not available in the browser (blocked by the test)")
+
+sys.meta_path.insert(0, Block())
+"""

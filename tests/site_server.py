@@ -82,6 +82,19 @@ class SiteServer:
         self.stop()
 
 
+CHAPTER_MAX_B = 1.0e6   # a chapter page's cold weight, figures included: at most 1.0 MB (issue 22)
+# A page's weight (bench.py prints it, tests/test_site.py asserts it): bytes and requests of the
+# page and of everything it loaded, from Resource Timing (the test server compresses nothing).
+WEIGHT_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const res = performance.getEntriesByType('resource');
+  const top = res.slice().sort((a, b) => b.encodedBodySize - a.encodedBodySize).slice(0, 3)
+                 .map(r => [r.name.split('/').pop().split('?')[0], r.encodedBodySize]);
+  return {bytes: (nav ? nav.encodedBodySize : 0) + res.reduce((s, r) => s + r.encodedBodySize, 0),
+          requests: 1 + res.length, top};
+}"""
+
+
 def launch_chromium(playwright, **kwargs):
     """Debian's Chromium through Playwright (``playwright install`` cannot work offline)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **kwargs)

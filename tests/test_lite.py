@@ -16,7 +16,9 @@
   CPython, a slider moves and the output changes to what CPython computes for the new value,
   and nothing left the machine, failed or logged an error.
 """
+import ast
 import importlib
+import json
 import os
 import re
 from pathlib import Path
@@ -27,6 +29,7 @@ import pytest
 
 import lite  # book/tools/lite.py (pythonpath in pyproject.toml)
 from course import TOC  # book/tools/course.py: the table build.py builds (COURSE_TOC)
+from imports import BLOCK_IN_BROWSER, NOT_IN_BROWSER   # tests/imports.py
 from live_browser import run_live
 from site_server import EDITIONS, SITE, SiteServer
 from widget_checks import text_of
@@ -37,17 +40,9 @@ pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]   # `build` on 
 LIVE = [c for c in lite.chapters(TOC) if lite.has_widgets(ROOT / "notebooks" / "en" / f"{c}.md")]
 CHAPTERS = [c for c in lite.chapters(TOC) if lite.has_live(ROOT / "notebooks" / "en" / f"{c}.md")
             and not lite.has_quiz(ROOT / "notebooks" / "en" / f"{c}.md")]      # whole live chapters
-BLOCKED = ("numpy", "matplotlib", "PIL", "yaml", "myst_nb")   # not in the browser (tests/test_widgets_pure.py)
-RUN_CELLS = r"""
-import json, sys
-BLOCKED = {blocked!r}
-
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED:
-            raise ImportError(f"{{name}} is not available in the browser (blocked by the test)")
-
-sys.meta_path.insert(0, Block())
+BLOCKED = NOT_IN_BROWSER   # not in the browser (tests/imports.py)
+RUN_CELLS = BLOCK_IN_BROWSER + r"""
+import json
 cells = json.loads(sys.stdin.read())
 scope = {{}}
 for i, source in enumerate(cells):
@@ -76,8 +71,18 @@ def _live(lang, chapter):
     return nbformat.read(path, as_version=4)
 
 
+def _answer_boxes(live):
+    """(index, the cell, its title, its answers) of each answer-box cell of a live notebook."""
+    boxes = []
+    for i, cell in enumerate(live.cells):
+        if cell.cell_type == "code" and "exercise-check" in cell.metadata.get("tags", []):
+            m = re.search(r"exercise_check\((.+?), (\{.*\}), LANG\)$", cell.source, re.S)
+            assert m, cell.source[:200]
+            boxes.append((i, cell, ast.literal_eval(m.group(1)), json.loads(m.group(2))))
+    return boxes
+
+
 def _glue(lang, chapter):
-    import json
     build = SITE.parent / lang / "_build" / "jupyter_execute" / "notebooks" / lang / f"{chapter}.glue.json"
     return json.loads(build.read_text(encoding="utf-8"))
 
@@ -119,9 +124,6 @@ def test_every_exercise_with_answers_has_boxes_graded_as_the_page_was_built(stri
     """One answer-box cell after each exercise whose answers the chapter glued, with the glued
     answers; each answer typed back as the feedback writes it is graded right, and a value ten
     times too large is not."""
-    import ast
-    import json
-
     from infra_lib.exercises import ANSWER_KEY_SUFFIX
     from infra_lib.widgets import exercise_check as ec
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
@@ -131,14 +133,10 @@ def test_every_exercise_with_answers_has_boxes_graded_as_the_page_was_built(stri
         glued = {k.removesuffix(ANSWER_KEY_SUFFIX): json.loads(ast.literal_eval(v["data"]["text/plain"]))
                  for k, v in glue.items() if k.endswith(ANSWER_KEY_SUFFIX)}
         found = {}
-        for i, cell in enumerate(live.cells):
-            if cell.cell_type == "code" and "exercise-check" in cell.metadata.get("tags", []):
-                before = live.cells[i - 1]
-                label = before.metadata["course"]["exercise"]
-                m = re.search(r"exercise_check\((.+?), (\{.*\}), LANG\)$", cell.source, re.S)
-                assert m, cell.source[:200]
-                found[label.replace("-", "_")] = json.loads(m.group(2))
-                assert before.metadata["course"]["title"] in before.source, before.source[:200]
+        for i, _, title, answers in _answer_boxes(live):
+            before = live.cells[i - 1]
+            found[before.metadata["course"]["exercise"].replace("-", "_")] = answers
+            assert before.metadata["course"]["title"] == title and title in before.source, before.source[:200]
         assert found == glued, (chapter, sorted(found), sorted(glued))
         for key, answers in found.items():
             for name, a in answers.items():
@@ -158,7 +156,6 @@ def test_live_chapters_run_without_numpy_or_matplotlib(strict_build, lang):
     """Run All in the browser runs exactly these code cells: run them, in order, in a Python in which
     numpy, matplotlib and myst-nb cannot be imported (a name a cell needs from a cell that is not
     there, such as MEASURED_RUN, fails here too)."""
-    import json
     import subprocess
     import sys
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
@@ -169,6 +166,15 @@ def test_live_chapters_run_without_numpy_or_matplotlib(strict_build, lang):
         assert run.returncode == 0 and run.stdout.strip() == f"ran {len(code)}", (chapter, run.stderr[-3000:])
 
 
+def _one_link_to_the_live_notebook(page, html, pattern, lang, chapter):
+    """The page has one link matching ``pattern``, to the live notebook of ``lang``/``chapter``."""
+    links = re.findall(pattern, html)
+    assert len(links) == 1, (page, links)
+    target, _, query = links[0].partition("?")
+    assert (page.parent / target).resolve() == (SITE / "lite" / "notebooks" / "index.html").resolve()
+    assert query == f"path={lang}/{chapter}.ipynb"
+
+
 @pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_header_has_a_live_button_to_the_live_chapter(strict_build, lang):
@@ -176,11 +182,8 @@ def test_header_has_a_live_button_to_the_live_chapter(strict_build, lang):
     for chapter in CHAPTERS:
         page = SITE / lang / "notebooks" / lang / f"{chapter}.html"
         html = page.read_text(encoding="utf-8")
-        links = re.findall(r'<a class="btn btn-sm course-live-button" href="([^"]+)"', html)
-        assert len(links) == 1, (page, links)
-        target, _, query = links[0].partition("?")
-        assert (page.parent / target).resolve() == (SITE / "lite" / "notebooks" / "index.html").resolve()
-        assert query == f"path={lang}/{chapter}.ipynb"
+        _one_link_to_the_live_notebook(page, html, r'<a class="btn btn-sm course-live-button" href="([^"]+)"',
+                                       lang, chapter)
 
 
 @pytest.mark.build
@@ -190,11 +193,8 @@ def test_explore_box_links_to_the_live_notebook(strict_build, lang):
     for chapter in LIVE:
         page = SITE / lang / "notebooks" / lang / f"{chapter}.html"
         html = page.read_text(encoding="utf-8")
-        links = re.findall(r'<a class="[^"]*course-live-link[^"]*" href="([^"]+)"', html)
-        assert len(links) == 1, (page, links)
-        target, _, query = links[0].partition("?")
-        assert (page.parent / target).resolve() == (SITE / "lite" / "notebooks" / "index.html").resolve()
-        assert query == f"path={lang}/{chapter}.ipynb"
+        _one_link_to_the_live_notebook(page, html, r'<a class="[^"]*course-live-link[^"]*" href="([^"]+)"',
+                                       lang, chapter)
         text = squash(text_of(html))
         assert squash("make serve") in text and "HTTP" in text, page
 
@@ -241,14 +241,10 @@ def test_live_widget_runs_offline_and_matches_cpython(strict_build, browser, lan
 def test_live_chapter_grades_an_exercise_right_and_wrong(strict_build, browser, lang):
     """In Chromium, offline: Run All in a live chapter, then the first exercise's first box takes
     the answer as the feedback writes it (graded right) and ten times it (graded wrong)."""
-    import json
-
     from infra_lib.widgets import exercise_check as ec
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
     chapter = "03_gpu" if "03_gpu" in CHAPTERS else CHAPTERS[0]
-    live = _live(lang, chapter)
-    first = next(c for c in live.cells if c.cell_type == "code" and "exercise-check" in c.metadata.get("tags", []))
-    answers = json.loads(re.search(r"exercise_check\((.+?), (\{.*\}), LANG\)$", first.source, re.S).group(2))
+    answers = _answer_boxes(_live(lang, chapter))[0][3]
     name, key = next((n, a) for n, a in answers.items() if isinstance(a["value"], (int, float)) and a["value"])
     right = ec.answer_text(answers, name, lang)
     wrong = ec.answer_text({name: {**key, "value": key["value"] * 10}}, name, lang)

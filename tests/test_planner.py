@@ -178,3 +178,15 @@ def test_the_slice_lists_match_their_chip_counts():
 def test_bad_slice_inputs_are_named(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+def test_charged_is_what_eq_gpus_needed_charges_on_a_given_count():
+    # by hand: Llama-3-70B BF16 weights 70,553,706,496 x 2 B; KV 2 x 80 x 8 x 128 x 2 B x 4,096 tokens;
+    # on two 80 GB GPUs each is charged 5 GiB of runtime and 10 % of 80 GB
+    w = 70_553_706_496 * 2
+    kv = 2 * 80 * 8 * 128 * 2 * 4096
+    assert p.charged_B(models.LLAMA3_70B, 80e9, 2) == pytest.approx(w + kv + 2 * (5 * 2**30 + 8e9), rel=1e-12)
+    plan = p.gpus_needed(models.LLAMA3_70B, 80e9)
+    assert plan.total_B == pytest.approx(p.charged_B(models.LLAMA3_70B, 80e9, plan.gpus), rel=1e-12)
+    with pytest.raises(ValueError, match="gpus"):
+        p.charged_B(models.LLAMA3_70B, 80e9, 0)

@@ -165,3 +165,11 @@ def test_prefill_decode_ratio_by_hand():
 def test_prefill_decode_ratio_names_bad_input(args, name):
     with pytest.raises(ValueError, match=name):
         sharding.prefill_decode_ratio(*args)
+
+
+def test_disaggregated_load_is_the_unrounded_pools():
+    # by hand: 10 requests/s x 0.3 s = 3 busy prefill GPUs; 10 x 100 tokens x 0.02 s / 8 = 2.5 decode GPUs
+    assert sharding.disaggregated_load(10, 0.3, 100, 0.02, 8) == pytest.approx((3.0, 2.5))
+    assert sharding.disaggregated_gpus(10, 0.3, 100, 0.02, 8) == (3, 3)
+    with pytest.raises(ValueError, match="decode_batch"):
+        sharding.disaggregated_load(10, 0.3, 100, 0.02, 0)

@@ -36,7 +36,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from site_server import (EDITIONS, HTML_LANG, SITE, SiteServer, built_pages, redirect_target,
+from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, SITE, WEIGHT_JS, SiteServer, built_pages, redirect_target,
                          site_pages, toc_pages)
 
 # Under `--dist loadfile` (make test) this file runs in one worker: one browser, each page loaded once.
@@ -46,13 +46,6 @@ NAV_TIMEOUT_MS = 15_000       # one page load, or the redirect of an index.html 
 SEARCH_TIMEOUT_MS = 15_000    # Sphinx search: index load, query, results
 IDLE_TIMEOUT_MS = 3_000       # late requests (fonts, lazily loaded scripts): best effort
 PHONE_WIDTH = 390            # CSS px: a phone held upright
-CHAPTER_MAX_B = 1.0e6        # a chapter page's cold weight, figures included (issue: "at most 1.0 MB")
-# Bytes of the page and of every response it loaded (Resource Timing; the test server compresses nothing)
-WEIGHT_JS = """() => {
-  const nav = performance.getEntriesByType('navigation')[0];
-  return (nav ? nav.encodedBodySize : 0)
-         + performance.getEntriesByType('resource').reduce((s, r) => s + r.encodedBodySize, 0);
-}"""
 EDITION_NAME = {"en": "English", "zh": "Chinese"}
 OTHER = {"en": "zh", "zh": "en"}
 PAGES = [page for lang in EDITIONS for page in site_pages(lang)]
@@ -250,7 +243,7 @@ class Site:
                 page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
             except PlaywrightError:
                 pass
-            record.weight = page.evaluate(WEIGHT_JS)
+            record.weight = page.evaluate(WEIGHT_JS)["bytes"]
             record.twins = page.eval_on_selector_all("a.course-twin-link", "els => els.map(e => e.href)")
             record.links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
             record.pasted = page.eval_on_selector_all(".pasted-text", "els => els.map(e => e.textContent.trim())")

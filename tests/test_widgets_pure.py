@@ -15,25 +15,17 @@ from pathlib import Path
 import pytest
 
 import infra_lib.widgets
+from imports import BLOCK_IN_BROWSER, NOT_IN_BROWSER   # tests/imports.py
 
 ROOT = Path(__file__).resolve().parents[1]
-BLOCKED = ("numpy", "matplotlib", "PIL", "yaml", "myst_nb")   # not in the browser
+BLOCKED = NOT_IN_BROWSER   # not in the browser (tests/imports.py)
 MODULES = sorted(m.name for m in pkgutil.iter_modules(infra_lib.widgets.__path__))
 
 # Widget modules that are not (yet) pure: they have no live page. Strict: fixing one fails here,
 # as a reminder to take it off this list.
 KNOWN_IMPURE: dict[str, str] = {}   # quiz left it once the banks' formulas had pure homes (minifloat, quant_storage)
 
-PROBE = r"""
-import importlib, sys
-BLOCKED = {blocked!r}
-
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED:
-            raise ImportError(f"{{name}} is not available in the browser (blocked by the test)")
-
-sys.meta_path.insert(0, Block())
+PROBE = BLOCK_IN_BROWSER + r"""
 module = importlib.import_module("infra_lib.widgets.{name}")
 panel = getattr(module, "PANEL", None)
 if panel is not None:

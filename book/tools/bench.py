@@ -24,17 +24,6 @@ from course import ROOT  # book/tools
 
 sys.path.insert(0, str(ROOT / "tests"))   # site_server, live_browser: the browser helpers of the tests
 PY = sys.executable
-CHAPTER_TARGET_B = 1.0e6        # a chapter page, figures included (tests/test_site.py asserts it)
-
-# Bytes and requests of the page and of everything it loaded (Resource Timing; no compression here).
-WEIGHT_JS = """() => {
-  const nav = performance.getEntriesByType('navigation')[0];
-  const res = performance.getEntriesByType('resource');
-  const top = res.slice().sort((a, b) => b.encodedBodySize - a.encodedBodySize).slice(0, 3)
-                 .map(r => [r.name.split('/').pop().split('?')[0], r.encodedBodySize]);
-  return {bytes: (nav ? nav.encodedBodySize : 0) + res.reduce((s, r) => s + r.encodedBodySize, 0),
-          requests: 1 + res.length, top};
-}"""
 
 
 def timed(label, cmd, target):
@@ -70,7 +59,7 @@ def notebook_times():
 def page_weights(site=None):
     """Print bytes and requests per page of both editions, loaded in Chromium from a local server."""
     from playwright.sync_api import sync_playwright
-    from site_server import EDITIONS, SITE, SiteServer, launch_chromium, redirect_target, site_pages
+    from site_server import CHAPTER_MAX_B, EDITIONS, SITE, WEIGHT_JS, SiteServer, launch_chromium, redirect_target, site_pages
 
     site = Path(site or SITE)
     rows = []
@@ -102,11 +91,11 @@ def page_weights(site=None):
         browser.close()
     for page_path, w in rows:
         chapter = "/notebooks/" in page_path
-        flag = "  over target" if chapter and w["bytes"] > CHAPTER_TARGET_B else ""
+        flag = "  over target" if chapter and w["bytes"] > CHAPTER_MAX_B else ""
         top = ", ".join(f"{name} {size / 1e3:.0f} kB" for name, size in w["top"])
         whole = w["whole"]
         print(f"page {page_path:<38} {w['bytes'] / 1e6:5.2f} MB {w['requests']:3d} requests"
-              f"{' [target 1.0 MB]' if chapter else ''}{flag}; scrolled to the end: {whole['bytes'] / 1e6:.2f} MB "
+              f"{f' [target {CHAPTER_MAX_B / 1e6:.1f} MB]' if chapter else ''}{flag}; scrolled to the end: {whole['bytes'] / 1e6:.2f} MB "
               f"{whole['requests']} requests; largest: {top}", flush=True)
     return rows
 

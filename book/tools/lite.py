@@ -53,6 +53,9 @@ from pathlib import Path
 
 from course import BUILD, EDITIONS, ROOT, SITE, TOC  # book/tools
 
+sys.path.insert(0, str(ROOT / "book" / "ext"))
+from reader_notebook import _fence  # noqa: E402  (book/ext: a code block as Markdown, as the readable notebook writes it)
+
 VENDOR = ROOT / "book" / "lite-vendor"          # written by `vendor` (setup), read by `build`
 NPM_PYODIDE = ROOT / "book" / "node_modules" / "pyodide"
 CORE_FILES = ("pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide.mjs", "pyodide.js", "python_stdlib.zip",
@@ -382,11 +385,6 @@ def _inline_attachments(text, attachments):
         mime, b64 = next(iter(found.items()))
         return _data_image(m.group(1), mime, b64)
     return re.sub(r"!\[([^\]]*)\]\(attachment:([^)\s]+)\)", repl, text)
-
-
-def _fence(code):
-    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
-    return f"{ticks}\n{code.rstrip()}\n{ticks}"
 
 
 def _shown_code(cell):
