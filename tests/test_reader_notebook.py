@@ -28,6 +28,8 @@ import reader_notebook  # noqa: E402
 from course import BUILD, EDITIONS, NAME, SITE, TOC, toc_docs  # noqa: E402  (book/tools)
 from site_server import first_glued_number  # noqa: E402  (tests/, as test_downloads.py reads the page)
 
+from infra_lib.figures.style import PIXEL_DENSITY  # noqa: E402
+
 # What plain Jupyter would show as MyST source: roles, directives, labels, glue placeholders.
 MYST_LEFT = re.compile(r"\{glue|\{cite|\{eq\}|\{numref\}|\{ref\}|\{doc\}|\{term\}|\{prf:|```\{|:::\{|^\s*\([\w-]+\)=\s*$"
                        r"|^:(label|class|name|filter|tags):", re.M)
@@ -35,6 +37,11 @@ PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"figure bytes").decode()
 
 
 # --- convert, on a page made here ------------------------------------------------------------------
+
+def png_width(b64):
+    """The width in pixels of a base64 PNG, from its IHDR chunk (bytes 16-20)."""
+    return int.from_bytes(base64.b64decode(b64)[16:20], "big")
+
 
 def small_page():
     """A resolved page as Sphinx hands it over: a section with glued text, a numbered equation,
@@ -140,6 +147,56 @@ def test_solutions_and_dropdowns_fold():
     assert nb.cells[0].source == "<details>\n<summary>Why</summary>\n\nBecause.\n\n</details>"
 
 
+def test_an_amsmath_environment_keeps_the_pages_number_and_reads_in_every_front_end():
+    """``\begin{align}`` (myst's amsmath, a nowrap block) becomes ``aligned`` inside ``$$`` with the
+    page's number: MathJax refuses ``align`` inside ``$$``, and bare it would be numbered (1)."""
+    doc = new_document("page", get_default_settings(Parser))
+    tex = "\\begin{align}\na &= 1 \\\\\nb &= 2\n\\end{align}"
+    doc += nodes.math_block(tex, tex, ids=["equation-eq-y"], label="eq-y", number=4, nowrap=True)
+    doc += nodes.math_block("\\begin{gather*}c\\end{gather*}", "\\begin{gather*}c\\end{gather*}", nowrap=True)
+    nb = reader_notebook.convert(doc, {"cells": [], "metadata": {}}, {}, docname="notebooks/en/07_x", lang="en",
+                                 fignumbers={"displaymath": {"equation-eq-y": (7, 4)}}, numfig_format={})
+    md = markdown_of(nb)
+    assert "$$\n\\begin{aligned}a &= 1 \\\\\nb &= 2\\end{aligned} \\tag{7.4}\n$$" in md
+    assert "$$\n\\begin{gathered}c\\end{gathered}\n$$" in md      # no number on the page: none here
+    assert "{align}" not in md and "{gather*}" not in md
+
+
+def test_a_table_with_a_spanning_cell_is_an_html_table_that_keeps_the_span():
+    doc = new_document("page", get_default_settings(Parser))
+    table = nodes.table()
+    group = nodes.tgroup(cols=3)
+    table += group
+    group += [nodes.colspec(colwidth=1) for _ in range(3)]
+
+    def row(*cells):
+        r = nodes.row()
+        for text, spans in cells:
+            r += nodes.entry("", nodes.paragraph("", text), **spans)
+        return r
+    head, body = nodes.thead(), nodes.tbody()
+    head += row(("GPU", {}), ("Memory & bandwidth", {"morecols": 1}))
+    body += row(("H100", {"morerows": 1}), ("80 GiB", {}), ("3.35 TB/s", {}))
+    body += row(("(SXM)", {}), ("HBM3", {}))
+    group += [head, body]
+    doc += table
+    nb = reader_notebook.convert(doc, {"cells": [], "metadata": {}}, {}, docname="p", lang="en",
+                                 fignumbers={}, numfig_format={})
+    md = markdown_of(nb)
+    assert "<thead>\n<tr><th>GPU</th><th colspan=\"2\">Memory &amp; bandwidth</th></tr>\n</thead>" in md
+    assert "<tr><td rowspan=\"2\">H100</td><td>80 GiB</td><td>3.35 TB/s</td></tr>" in md
+    assert "| " not in md                                          # not flattened into a pipe table
+
+
+def test_a_2x_figure_keeps_the_width_it_is_shown_at():
+    doc, executed, glue = small_page()
+    glue["ch6_fig_x"]["metadata"]["image/png"] = {"width": 385}
+    nb = reader_notebook.convert(doc, executed, glue, docname="notebooks/en/06_x", lang="en",
+                                 fignumbers={}, numfig_format={})
+    images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
+    assert [o["metadata"] for o in images] == [{"image/png": {"width": 385}}]
+
+
 # --- what the strict build wrote ----------------------------------------------------------------
 
 def chapters(lang):
@@ -197,11 +254,15 @@ def test_every_glued_figure_of_a_page_is_an_image_output_in_its_notebook(strict_
         keys = re.findall(r"^```\{glue:figure\}\s+(\S+)", md_source, re.M)
         glue = json.loads((BUILD / lang / "_build" / "jupyter_execute" / f"{docname}.glue.json").read_text(encoding="utf-8"))
         nb = nbformat.read(downloaded(lang, docname), as_version=4)
-        shown = {o["data"]["image/png"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                 if "image/png" in o.get("data", {})}
+        shown = {o["data"]["image/png"]: o.get("metadata", {}).get("image/png", {}).get("width")
+                 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})}
         for key in keys:
-            if glue[key]["data"].get("image/png") not in shown:
+            png = glue[key]["data"].get("image/png")
+            if png not in shown:
                 problems.append(f"{docname}: figure {key} is not an image output of the notebook")
+            elif not shown[png] or png_width(png) < PIXEL_DENSITY * shown[png] - 2:
+                problems.append(f"{docname}: figure {key} is {png_width(png)} px wide, shown at {shown[png]}: "
+                                f"not drawn at {PIXEL_DENSITY}x (infra_lib.figures.style.hidpi_png)")
         hidden = [c for c in nb.cells if c.cell_type == "code" and "hide-input" in c.metadata.get("tags", [])
                   and not c.metadata.get("jupyter", {}).get("source_hidden")]
         if hidden:

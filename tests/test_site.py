@@ -501,7 +501,7 @@ def test_phone_buttons_open_chapter_list_and_page_contents(site, lang):
 
 PHONE_READING_JS = r"""
 () => {
-  const w = window.innerWidth, out = {hidden_numbers: [], figures: 0, unlinked: [], wide_tables: 0, unhinted: 0};
+  const w = window.innerWidth, out = {hidden_numbers: [], figures: 0, unlinked: [], lowres: [], wide_tables: 0, unhinted: 0};
   for (const eq of document.querySelectorAll('.bd-article div.math')) {
     const no = eq.querySelector('.eqno');
     if (!no) continue;
@@ -513,6 +513,8 @@ PHONE_READING_JS = r"""
     out.figures += 1;
     const a = img.closest('a');
     if (!a || !a.getAttribute('href') || !/\.(png|svg|jpe?g)$/.test(a.getAttribute('href'))) out.unlinked.push(img.getAttribute('src'));
+    const shown = parseFloat(img.style.width);   // the width the figure is drawn for (hidpi_png's metadata)
+    if (!(shown > 0) || img.naturalWidth < 2 * shown - 2) out.lowres.push(`${img.getAttribute('src')}: ${img.naturalWidth} px for ${img.style.width || 'no set width'}`);
   }
   for (const t of document.querySelectorAll('.bd-article .pst-scrollable-table-container')) {
     if (t.scrollWidth <= t.clientWidth + 1) continue;
@@ -529,7 +531,8 @@ PHONE_READING_JS = r"""
 def test_phone_reading_equation_numbers_figures_tables(site, lang):
     """At 390 px, on the chapter with the most formulas and tables (6): every equation's number is in
     view even when its formula scrolls, every figure links to its full-size image, and every table
-    wider than the screen says that it scrolls."""
+    wider than the screen says that it scrolls. Every figure carries twice the pixels of the width it is
+    set to (infra_lib.figures.style.hidpi_png), so it stays sharp on a phone's screen."""
     require(lang)
     page_path = f"{lang}/notebooks/{lang}/06_performance.html"
     record = Visit(page=page_path, url=site.server.url(page_path))
@@ -544,6 +547,7 @@ def test_phone_reading_equation_numbers_figures_tables(site, lang):
     assert found["figures"] > 0, f"{page_path}: no figure found"
     assert not found["hidden_numbers"], f"{page_path}: equation numbers out of view at {PHONE_WIDTH} px: {found['hidden_numbers']}"
     assert not found["unlinked"], f"{page_path}: figures without a link to the full-size image: {found['unlinked']}"
+    assert not found["lowres"], f"{page_path}: figures not drawn at twice their width: {found['lowres']}"
     assert found["unhinted"] == 0, f"{page_path}: {found['unhinted']} of {found['wide_tables']} wide tables do not say they scroll"
     assert not record.page_errors, record.page_errors
 

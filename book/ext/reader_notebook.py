@@ -239,9 +239,33 @@ class Converter:
     def visit_math_block(self, node):
         tex = node.astext().strip()
         number = self.number("displaymath", node) if node.get("ids") else None
-        if number and not node.get("nowrap"):
+        if node.get("nowrap"):   # amsmath's own environment (\begin{align} ...): MathJax reads it bare
+            return [self.tagged_environment(tex, number)]
+        if number:
             tex += f" \\tag{{{number}}}"
         return [f"$$\n{tex}\n$$"]
+
+    # amsmath's top-level environments and their forms inside $$ (MathJax and KaTeX read both)
+    INNER = {"align": "aligned", "flalign": "aligned", "alignat": "alignedat", "gather": "gathered",
+             "equation": "", "split": "split"}
+
+    @classmethod
+    def tagged_environment(cls, tex: str, number: str | None) -> str:
+        r"""An amsmath environment (``\begin{align} ... \end{align}``) as display math that Jupyter,
+        JupyterLite and VS Code all show alike, with the page's number: ``$$`` around the
+        environment's inner form (``aligned``), since MathJax refuses ``align`` inside ``$$`` and,
+        outside it, would number the environment by itself, from (1) in every notebook."""
+        tag = f" \\tag{{{number}}}" if number else ""
+        env = re.match(r"\\begin\{(\w+)\*?\}(\{\d+\})?", tex)
+        if env and env.group(1) in cls.INNER:
+            close = re.search(r"\\end\{" + env.group(1) + r"\*?\}\s*$", tex)
+            if close:
+                body = tex[env.end():close.start()].strip()
+                inner = cls.INNER[env.group(1)]
+                if inner:
+                    body = rf"\begin{{{inner}}}{env.group(2) or ''}" + body + rf"\end{{{inner}}}"
+                return f"$$\n{body}{tag}\n$$"
+        return f"$$\n{tex}{tag}\n$$"
 
     def visit_bullet_list(self, node):
         return [self._list(node, lambda i: "- ")]
@@ -308,6 +332,9 @@ class Converter:
         if caption:
             out.append(caption)
         for group in node.findall(nodes.tgroup):
+            if any(e.get("morecols") or e.get("morerows") for e in group.findall(nodes.entry)):
+                out.append(self._html_table(group))   # a Markdown table has no cell spanning two
+                break
             head = [self._row(r) for r in group.findall(nodes.row) if isinstance(r.parent, nodes.thead)]
             body = [self._row(r) for r in group.findall(nodes.row) if isinstance(r.parent, nodes.tbody)]
             width = max((len(r) for r in head + body), default=0)
@@ -321,6 +348,27 @@ class Converter:
             out.append("\n".join(lines))
             break
         return ["\n\n".join(out)] if out else []
+
+    def _html_table(self, group) -> str:
+        """A table with cells spanning rows or columns as HTML (Jupyter, JupyterLite and VS Code
+        show it), each cell's text escaped and its spans kept."""
+        import html
+        lines = ["<table>"]
+        for part, cell_tag in ((nodes.thead, "th"), (nodes.tbody, "td")):
+            rows = [r for r in group.findall(nodes.row) if isinstance(r.parent, part)]
+            if not rows:
+                continue
+            lines.append(f"<{part.__name__}>")
+            for row in rows:
+                cells = []
+                for entry in row.children:
+                    spans = "".join(f' {attr}="{entry[key] + 1}"' for key, attr in
+                                    (("morecols", "colspan"), ("morerows", "rowspan")) if entry.get(key))
+                    text = " ".join(" ".join(b.split()) for b in self.children(entry) if isinstance(b, str))
+                    cells.append(f"<{cell_tag}{spans}>{html.escape(text, quote=False)}</{cell_tag}>")
+                lines.append("<tr>" + "".join(cells) + "</tr>")
+            lines.append(f"</{part.__name__}>")
+        return "\n".join(lines + ["</table>"])
 
     def _row(self, row) -> list[str]:
         cells = []
@@ -419,7 +467,8 @@ def _glue_images(glue: dict[str, Any]) -> dict[str, tuple[str, dict]]:
         for mime in ("image/png", "image/jpeg", "image/gif"):
             if mime in data:
                 digest = hashlib.sha256(base64.b64decode(data[mime])).hexdigest()
-                shown = {"output_type": "display_data", "metadata": {},
+                size = output.get("metadata", {}).get(mime)   # the width a 2x figure is shown at
+                shown = {"output_type": "display_data", "metadata": {mime: dict(size)} if size else {},
                          "data": {m: v for m, v in data.items() if m in (mime, "text/plain")}}
                 found[digest] = (key, shown)
     return found
