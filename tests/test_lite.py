@@ -187,6 +187,29 @@ def test_header_has_a_live_button_to_the_live_chapter(strict_build, lang):
 
 
 @pytest.mark.build
+def test_the_live_site_loads_only_the_extensions_it_uses(strict_build):
+    """The widgets and the Pyodide kernel, and not jupytext's extension (the build's, in .venv): the
+    app fetches and starts every extension listed before it opens the notebook."""
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    config = json.loads((SITE / "lite" / "jupyter-lite.json").read_text(encoding="utf-8"))
+    names = {e["name"] for e in config["jupyter-config-data"]["federated_extensions"]}
+    assert {"@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension"} <= names, names
+    assert not names & set(lite.UNUSED_EXTENSIONS), names
+    assert not [n for n in lite.UNUSED_EXTENSIONS if (SITE / "lite" / "extensions" / n).exists()]
+
+
+def test_drop_extensions_removes_the_named_ones_and_keeps_the_rest(tmp_path):
+    entries = [{"name": n, "load": "static/remoteEntry.js"} for n in ("keep-me", "jupyterlab-jupytext")]
+    (tmp_path / "jupyter-lite.json").write_text(json.dumps({"jupyter-config-data": {"federated_extensions": entries}}))
+    for e in entries:
+        (tmp_path / "extensions" / e["name"] / "static").mkdir(parents=True)
+    assert lite.drop_extensions(tmp_path) == ["jupyterlab-jupytext"]
+    config = json.loads((tmp_path / "jupyter-lite.json").read_text())
+    assert [e["name"] for e in config["jupyter-config-data"]["federated_extensions"]] == ["keep-me"]
+    assert sorted(p.name for p in (tmp_path / "extensions").iterdir()) == ["keep-me"]
+
+
+@pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_explore_box_links_to_the_live_notebook(strict_build, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()

@@ -128,7 +128,7 @@ def live_times(site=None):
             state = "ok" if not (run.blocked or run.failed or run.errors) else \
                 f"{len(run.blocked)} blocked, {len(run.failed)} failed, {len(run.errors)} errors"
             print(f"live {nb:<18} kernel cold start (page opened -> sliders on screen) "
-                  f"{run.kernel_s + run.cells_s:5.1f} s [target 20 s] (notebook on screen {run.ui_s:.1f} s, "
+                  f"{run.kernel_s + run.cells_s:5.1f} s [target 15 s, the issue's goal for a laptop-class machine] (notebook on screen {run.ui_s:.1f} s, "
                   f"Run All -> sliders {run.cells_s:.1f} s), slider {run.slider_s:5.2f} s [target 0.5 s]  {state}",
                   flush=True)
         browser.close()

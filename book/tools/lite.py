@@ -40,6 +40,7 @@ kept in ``review-progress.json`` beside the notebook, in the browser's storage.
 import base64
 import csv
 import hashlib
+import html
 import io
 import json
 import re
@@ -358,7 +359,7 @@ def _outputs_markdown(cell):
         if image:
             alt = str(data.get("text/plain", "")).strip()
             alt = "" if alt.startswith("<") else alt
-            parts.append(_data_image(alt, image, data[image]))
+            parts.append(_data_image(alt, image, data[image], out.get("metadata", {}).get(image, {}).get("width")))
         elif "text/html" in data:
             parts.append("".join(data["text/html"]).strip())
         elif "text/markdown" in data:
@@ -368,12 +369,16 @@ def _outputs_markdown(cell):
     return parts
 
 
-def _data_image(alt, mime, b64):
+def _data_image(alt, mime, b64, width=None):
     """An image as Markdown with its bytes in the link (a data: URL). Not a cell attachment: JupyterLab
     puts an attachment's ``attachment:`` URL in the page before it resolves it, and the browser's
-    failed request for it is an error in the console of every reader."""
+    failed request for it is an error in the console of every reader. With a ``width`` (a figure
+    drawn at 2x, infra_lib.figures.style.hidpi_png), an HTML image shown at that width."""
     data = "".join(b64) if isinstance(b64, list) else b64
-    return f"![{alt}](data:{mime};base64,{''.join(data.split())})"
+    src = f"data:{mime};base64,{''.join(data.split())}"
+    if width:
+        return f'<img src="{src}" width="{int(width)}" alt="{html.escape(alt, quote=True)}" style="max-width: 100%">'
+    return f"![{alt}]({src})"
 
 
 def _inline_attachments(text, attachments):
@@ -578,6 +583,26 @@ CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
 # keep every cell of the chapter on the page (no windowing: the browser's find-in-page sees the
 # whole chapter, and a widget below the fold is drawn when its cell runs, not when scrolled to)
 OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True, "windowingMode": "none"}}
+# JupyterLab extensions installed in .venv that the live pages do not use: `jupyter lite build` ships
+# every one it finds there, and the app fetches and starts each one before the notebook opens.
+# jupytext's (the .venv has jupytext for the build) opens .md files as notebooks and adds menu
+# entries and shortcuts that collide with JupyterLab's (the warnings in the console of every live page).
+UNUSED_EXTENSIONS = ("jupyterlab-jupytext",)
+
+
+def drop_extensions(out, names=UNUSED_EXTENSIONS):
+    """Remove the federated extensions ``names`` from the JupyterLite site in ``out``: from the list in
+    its ``jupyter-lite.json`` that the app loads, and their files. Returns the names removed."""
+    config_path = Path(out) / "jupyter-lite.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    data = config["jupyter-config-data"]
+    listed = data.get("federated_extensions", [])
+    removed = [e["name"] for e in listed if e["name"] in names]
+    data["federated_extensions"] = [e for e in listed if e["name"] not in names]
+    config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    for name in removed:
+        shutil.rmtree(Path(out) / "extensions" / name, ignore_errors=True)
+    return removed
 
 
 def build(site, work, toc_path, root=ROOT):
@@ -636,6 +661,7 @@ def build(site, work, toc_path, root=ROOT):
     if proc.returncode != 0:
         tail = "\n".join("    " + t for t in (proc.stdout + proc.stderr).strip().splitlines()[-15:])
         raise SystemExit(f"[lite] jupyter lite build failed (log: {work / 'build.log'}):\n{tail}")
+    drop_extensions(out)
     stamp.write_text(h.hexdigest())
     return {"path": out, "notebooks": names, "bytes": _size(out), "seconds": time.perf_counter() - start}
 
