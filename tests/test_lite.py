@@ -196,6 +196,9 @@ def test_the_live_site_loads_only_the_extensions_it_uses(strict_build):
     assert {"@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension"} <= names, names
     assert not names & set(lite.UNUSED_EXTENSIONS), names
     assert not [n for n in lite.UNUSED_EXTENSIONS if (SITE / "lite" / "extensions" / n).exists()]
+    schemas = json.loads((SITE / "lite" / "build" / "schemas" / "all_federated.json").read_text(encoding="utf-8"))
+    assert not [s["id"] for s in schemas if s["id"].split(":")[0] in lite.UNUSED_EXTENSIONS]
+    assert "@jupyter-widgets/jupyterlab-manager:plugin" in [s["id"] for s in schemas]
 
 
 def test_drop_extensions_removes_the_named_ones_and_keeps_the_rest(tmp_path):
@@ -203,7 +206,11 @@ def test_drop_extensions_removes_the_named_ones_and_keeps_the_rest(tmp_path):
     (tmp_path / "jupyter-lite.json").write_text(json.dumps({"jupyter-config-data": {"federated_extensions": entries}}))
     for e in entries:
         (tmp_path / "extensions" / e["name"] / "static").mkdir(parents=True)
+    (tmp_path / "build" / "schemas").mkdir(parents=True)
+    (tmp_path / "build" / "schemas" / "all_federated.json").write_text(json.dumps(
+        [{"id": "jupyterlab-jupytext:plugin"}, {"id": "keep-me:plugin"}]))
     assert lite.drop_extensions(tmp_path) == ["jupyterlab-jupytext"]
+    assert json.loads((tmp_path / "build" / "schemas" / "all_federated.json").read_text()) == [{"id": "keep-me:plugin"}]
     config = json.loads((tmp_path / "jupyter-lite.json").read_text())
     assert [e["name"] for e in config["jupyter-config-data"]["federated_extensions"]] == ["keep-me"]
     assert sorted(p.name for p in (tmp_path / "extensions").iterdir()) == ["keep-me"]

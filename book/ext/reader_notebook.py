@@ -53,8 +53,8 @@ def _escape(text: str) -> str:
     text = text.replace("\\", "\\\\")
     for ch in "*_`$~|":
         text = text.replace(ch, "\\" + ch)
-    text = text.replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"&(?=#?\w+;)", "&amp;", text)
+    text = re.sub(r"&(?=#?\w+;)", "&amp;", text)       # first: "&lt;" in the text stays four characters
+    return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _fence(code: str, lang: str = "") -> str:
@@ -247,23 +247,28 @@ class Converter:
 
     # amsmath's top-level environments and their forms inside $$ (MathJax and KaTeX read both)
     INNER = {"align": "aligned", "flalign": "aligned", "alignat": "alignedat", "gather": "gathered",
-             "equation": "", "split": "split"}
+             "multline": "gathered", "eqnarray": "array", "equation": "", "split": "split"}
+    COLUMNS = {"eqnarray": "{rcl}"}          # eqnarray's three columns, as array needs them named
+    # what numbers or labels one line of an environment: inside $$ with the page's \tag, an error
+    LINE_MARKS = re.compile(r"\\(?:nonumber|notag)\b|\\(?:label|tag\*?)\{[^{}]*\}")
 
     @classmethod
     def tagged_environment(cls, tex: str, number: str | None) -> str:
         r"""An amsmath environment (``\begin{align} ... \end{align}``) as display math that Jupyter,
         JupyterLite and VS Code all show alike, with the page's number: ``$$`` around the
-        environment's inner form (``aligned``), since MathJax refuses ``align`` inside ``$$`` and,
-        outside it, would number the environment by itself, from (1) in every notebook."""
+        environment's inner form (``aligned``; KaTeX, VS Code's, has no ``align`` or ``multline``),
+        with the page's ``\tag`` and none of the body's own (MathJax allows one tag per display, and
+        on its own would number the environment from (1) in every notebook)."""
         tag = f" \\tag{{{number}}}" if number else ""
         env = re.match(r"\\begin\{(\w+)\*?\}(\{\d+\})?", tex)
         if env and env.group(1) in cls.INNER:
             close = re.search(r"\\end\{" + env.group(1) + r"\*?\}\s*$", tex)
             if close:
-                body = tex[env.end():close.start()].strip()
+                body = cls.LINE_MARKS.sub("", tex[env.end():close.start()]).strip()
                 inner = cls.INNER[env.group(1)]
                 if inner:
-                    body = rf"\begin{{{inner}}}{env.group(2) or ''}" + body + rf"\end{{{inner}}}"
+                    args = env.group(2) or cls.COLUMNS.get(env.group(1), "")
+                    body = rf"\begin{{{inner}}}{args}" + body + rf"\end{{{inner}}}"
                 return f"$$\n{body}{tag}\n$$"
         return f"$$\n{tex}{tag}\n$$"
 
@@ -351,8 +356,9 @@ class Converter:
 
     def _html_table(self, group) -> str:
         """A table with cells spanning rows or columns as HTML (Jupyter, JupyterLite and VS Code
-        show it), each cell's text escaped and its spans kept."""
-        import html
+        show it), its spans kept. Each cell's text is Markdown between blank lines, so it is read as
+        Markdown (CommonMark ends an HTML block at a blank line): bold, code and math as in any
+        other cell, and the Markdown escapes of :meth:`children` are not escaped a second time."""
         lines = ["<table>"]
         for part, cell_tag in ((nodes.thead, "th"), (nodes.tbody, "td")):
             rows = [r for r in group.findall(nodes.row) if isinstance(r.parent, part)]
@@ -365,7 +371,7 @@ class Converter:
                     spans = "".join(f' {attr}="{entry[key] + 1}"' for key, attr in
                                     (("morecols", "colspan"), ("morerows", "rowspan")) if entry.get(key))
                     text = " ".join(" ".join(b.split()) for b in self.children(entry) if isinstance(b, str))
-                    cells.append(f"<{cell_tag}{spans}>{html.escape(text, quote=False)}</{cell_tag}>")
+                    cells.append(f"<{cell_tag}{spans}>\n\n{text}\n\n</{cell_tag}>")
                 lines.append("<tr>" + "".join(cells) + "</tr>")
             lines.append(f"</{part.__name__}>")
         return "\n".join(lines + ["</table>"])

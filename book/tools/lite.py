@@ -592,7 +592,8 @@ UNUSED_EXTENSIONS = ("jupyterlab-jupytext",)
 
 def drop_extensions(out, names=UNUSED_EXTENSIONS):
     """Remove the federated extensions ``names`` from the JupyterLite site in ``out``: from the list in
-    its ``jupyter-lite.json`` that the app loads, and their files. Returns the names removed."""
+    its ``jupyter-lite.json`` that the app loads, their settings schemas (``all_federated.json``, read
+    by the settings editor) and their files. Returns the names removed."""
     config_path = Path(out) / "jupyter-lite.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))
     data = config["jupyter-config-data"]
@@ -600,6 +601,11 @@ def drop_extensions(out, names=UNUSED_EXTENSIONS):
     removed = [e["name"] for e in listed if e["name"] in names]
     data["federated_extensions"] = [e for e in listed if e["name"] not in names]
     config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    schemas_path = Path(out) / "build" / "schemas" / "all_federated.json"
+    if schemas_path.exists():
+        schemas = json.loads(schemas_path.read_text(encoding="utf-8"))
+        kept = [s for s in schemas if str(s.get("id", "")).split(":")[0] not in names]
+        schemas_path.write_text(json.dumps(kept), encoding="utf-8")
     for name in removed:
         shutil.rmtree(Path(out) / "extensions" / name, ignore_errors=True)
     return removed

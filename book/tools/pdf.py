@@ -9,10 +9,17 @@ inside the document (ids get a per-page prefix so they stay unique), links to fi
 in the PDF lose their target, folded answers are opened and moved after the chapter's last exercise
 (under "Solutions to the exercises"), folded code stays hidden, and each widget cell is replaced by a
 note saying where it runs. Nothing is fetched from outside 127.0.0.1.
+
+The bookmarks are Chromium's (one per heading, nested as the headings are), with each title then
+set to its heading's text (:func:`fix_outline`): Chromium writes a title as the heading was laid
+out, so a heading that wraps loses the space at the break ("thewhole chain"), and some have their
+last line written twice ("Plugging inPlugging in", "thenback upback up").
 """
 import argparse
 import functools
 import http.server
+import logging
+import re
 import threading
 
 from course import EDITIONS, NAME, SITE, edition_config, toc_docs  # book/tools
@@ -76,6 +83,81 @@ async ({pages, lang, note, answers}) => {
 """
 
 
+# each heading's text as a reader sees it (without the "#" link Sphinx adds), in document order; the
+# landing page's list captions are headings by their role
+HEADINGS_JS = r"""() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')].map(h => {
+  const copy = h.cloneNode(true);
+  copy.querySelectorAll('.headerlink').forEach(a => a.remove());
+  return copy.textContent.replace(/\s+/g, ' ').trim();
+})"""
+
+
+def _squash(text):
+    return re.sub(r"\s+", "", text)
+
+
+def _is_title_of(title, heading):
+    """Whether Chromium's bookmark ``title`` is ``heading`` (both without white space): it starts as the
+    heading does, holds the heading's characters in order, and is at most twice as long (Chromium
+    writes some lines of some headings twice, the first one, or the last, or all of it).
+
+    >>> _is_title_of("Followonedecodestepdown,thenbackupbackup", "Followonedecodestepdown,thenbackup")
+    True
+    >>> _is_title_of("Beyondthepeak:domains,Beyondthepeak:domains,accumulators", "Beyondthepeak:domains,accumulators")
+    True
+    >>> _is_title_of("SourcesSources", "Sources"), _is_title_of("Sources", "Sources"), _is_title_of("Source", "Sources")
+    (True, True, False)
+    >>> _is_title_of("Sourcesofthisdata", "Sources")
+    False
+    """
+    if not heading or not title.startswith(heading[:8]) or not len(heading) <= len(title) <= 2 * len(heading):
+        return False
+    rest = iter(title)
+    return all(c in rest for c in heading) and set(title) <= set(heading)
+
+
+def outline_items(outline):
+    """Every bookmark of a PDF's ``/Outlines`` dictionary, depth first (a parent before its children)."""
+    item = outline.get("/First")
+    while item is not None:
+        item = item.get_object()
+        yield item
+        yield from outline_items(item)
+        item = item.get("/Next")
+
+
+def fix_outline(path, headings):
+    """Set the title of each bookmark of the PDF at ``path`` to its heading's text, from ``headings``
+    (every heading of the printed document, in order: Chromium bookmarks the ones it prints). A
+    bookmark is its heading when their texts agree with all white space removed, but for a repeat of
+    the heading's end (:func:`_is_title_of`) that Chromium writes for some headings. Returns the
+    number of titles changed; a bookmark no heading matches is an error that names it."""
+    from pypdf import PdfWriter
+    from pypdf.generic import NameObject, TextStringObject
+
+    # copying the document adds objects beyond the /Size of Chromium's trailer, which pypdf says on
+    # every build and handles (it writes the new /Size); that one message is dropped, no other
+    logging.getLogger("pypdf._writer").addFilter(lambda r: "exceeds defined trailer size" not in r.getMessage())
+    writer = PdfWriter(clone_from=str(path))
+    outline = writer.root_object.get("/Outlines")
+    if outline is None:
+        raise RuntimeError(f"{path}: Chromium wrote no bookmarks (page.pdf(outline=True) did nothing)")
+    keys = [_squash(h) for h in headings]
+    at, changed = 0, 0
+    for item in outline_items(outline.get_object()):
+        title = str(item["/Title"])
+        found = next((j for j in range(at, len(keys)) if _is_title_of(_squash(title), keys[j])), None)
+        if found is None:
+            raise RuntimeError(f"{path}: the bookmark {title!r} matches no heading after {headings[at - 1]!r}"
+                               if at else f"{path}: the bookmark {title!r} matches no heading")
+        if title != headings[found]:
+            item[NameObject("/Title")] = TextStringObject(headings[found])
+            changed += 1
+        at = found + 1
+    writer.write(str(path))
+    return changed
+
+
 def pdf_path(lang):
     return SITE / "downloads" / f"{NAME}-{lang}.pdf"
 
@@ -113,6 +195,7 @@ def make_pdf(lang, playwright):
         page.pdf(path=str(path), format="A4", print_background=True, prefer_css_page_size=True,
                  display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
                  outline=True, tagged=True)
+        fix_outline(path, page.evaluate(HEADINGS_JS))
         return path, count
     finally:
         browser.close()

@@ -78,15 +78,18 @@ def setup(lang: str) -> str:
     return lang
 
 
-def hidpi_png(fig: Figure) -> tuple[bytes, dict[str, int]]:
+def hidpi_png(fig: Figure) -> tuple[bytes, dict[str, int]] | None:
     """``fig`` as a PNG at :data:`PIXEL_DENSITY` times its dots per inch, in a palette of
-    :data:`PALETTE_COLORS` colours, with the width to show it at (its size at ``fig.dpi``).
+    :data:`PALETTE_COLORS` colours, with the width to show it at (its size at ``fig.dpi``); None for
+    a figure with nothing drawn, as IPython's own formatter does.
 
     The page and the notebook show it at that width, so it looks as large as a 1x figure and
     stays sharp on a phone or a HiDPI laptop; the site links it, so a click opens it full size.
-    A 2x palette PNG of a line chart weighs less than the 1x RGBA one it replaces.
+    A 2x palette PNG of a line chart weighs less than the 1x RGBA one it replaces. The PNG is
+    opaque (:func:`setup` gives every figure a white background, which dark mode keeps).
 
     >>> fig = plt.figure(figsize=(2.0, 1.0), dpi=100)
+    >>> _ = fig.add_axes((0, 0, 1, 1)).axis("off")          # an empty axes: something to draw
     >>> data, meta = hidpi_png(fig)
     >>> data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", meta   # (2 in + 2 x 0.1 in of tight padding) x 100 dpi
     (True, {'width': 220})
@@ -94,10 +97,15 @@ def hidpi_png(fig: Figure) -> tuple[bytes, dict[str, int]]:
     >>> Image.open(io.BytesIO(data)).size, Image.open(io.BytesIO(data)).mode
     ((440, 240), 'P')
     >>> plt.close(fig)
+    >>> hidpi_png(plt.figure()) is None   # no axes, no lines: no image
+    True
+    >>> plt.close("all")
     """
     from PIL import Image
     if not isinstance(fig, Figure):
         raise TypeError(f"hidpi_png draws a matplotlib Figure, got {type(fig).__name__}")
+    if not fig.axes and not fig.lines:
+        return None
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=fig.dpi * PIXEL_DENSITY, bbox_inches="tight")
     image = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
@@ -109,7 +117,8 @@ def hidpi_png(fig: Figure) -> tuple[bytes, dict[str, int]]:
 
 
 def _show_figures_hidpi() -> None:
-    """In IPython (the build, Jupyter), display every Figure through :func:`hidpi_png`; elsewhere nothing."""
+    """In IPython (the build, Jupyter), display every Figure through :func:`hidpi_png`, a reader's own
+    too (in place of the inline backend's PNG and its ``InlineBackend`` settings); elsewhere nothing."""
     try:
         from IPython import get_ipython
     except ImportError:
