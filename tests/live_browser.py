@@ -12,6 +12,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from widget_checks import text_of
+
 UI_TIMEOUT_MS = 60_000        # the notebook app and the notebook on screen
 KERNEL_TIMEOUT_MS = 180_000   # Pyodide boots and loads the wheels (cold: 10-45 s on a busy 2-core machine)
 CELLS_TIMEOUT_MS = 120_000    # Run All -> the widget's output (the rest of Pyodide's boot: 21 s on an idle 2-core machine)
@@ -37,9 +39,17 @@ class LiveRun:
     errors: list = field(default_factory=list)    # console errors and uncaught exceptions
 
 
-def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None):
+def live_context(browser):
+    """A browser context for live pages (a fresh profile: nothing cached)."""
+    return browser.new_context(viewport={"width": 1200, "height": 900})
+
+
+def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None, context=None):
+    """One live notebook in a new context, or in ``context`` (made by :func:`live_context`, left open:
+    a reader's second chapter in the same browser, with what the first left in its caches)."""
     run = LiveRun(slider=slider)
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    own = context is None
+    context = live_context(browser) if own else context
 
     def route(r):
         if server.is_local(r.request.url):
@@ -47,6 +57,7 @@ def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None):
         else:
             run.blocked.append(r.request.url)
             r.abort()
+    context.unroute("**/*")
     context.route("**/*", route)
     page = context.new_page()
     page.on("console", lambda m: m.type == "error" and run.errors.append(m.text))
@@ -102,5 +113,34 @@ def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None):
             page.screenshot(path=str(screenshot).replace(".png", "-failed.png"), full_page=True)
         raise
     finally:
-        context.close()
+        if own:
+            context.close()
+        else:
+            page.close()
     return run
+
+
+EXPLORE = re.compile(r"from infra_lib\.widgets\.(\w+) import explore")
+
+
+def explore_panel(notebook_text):
+    """The slider panel of the chapter's explore widget, from the live notebook's text."""
+    import importlib
+    return importlib.import_module(f"infra_lib.widgets.{EXPLORE.search(notebook_text).group(1)}").PANEL
+
+
+def moving_slider(panel, lang):
+    """The first slider whose first step right changes the output, and the output's text after it."""
+    defaults = panel.defaults()
+    before = text_of(panel.render(lang, defaults))
+    for i, c in enumerate(panel.controls):
+        if c.options:
+            k = c.options.index(c.default)
+            moved = c.options[min(k + 1, len(c.options) - 1)]
+        else:
+            moved = round(defaults[c.name] + c.step, 10)
+        values = panel.clamp({**defaults, c.name: moved})
+        after = text_of(panel.render(lang, values))
+        if after != before:
+            return i, before, after
+    raise AssertionError("no slider changes the output")

@@ -17,7 +17,6 @@
   and nothing left the machine, failed or logged an error.
 """
 import ast
-import importlib
 import json
 import os
 import re
@@ -30,7 +29,7 @@ import pytest
 import lite  # book/tools/lite.py (pythonpath in pyproject.toml)
 from course import TOC  # book/tools/course.py: the table build.py builds (COURSE_TOC)
 from imports import BLOCK_IN_BROWSER, NOT_IN_BROWSER   # tests/imports.py
-from live_browser import run_live
+from live_browser import explore_panel, live_context, moving_slider, run_live
 from site_server import EDITIONS, SITE, SiteServer
 from widget_checks import text_of
 
@@ -50,7 +49,6 @@ for i, source in enumerate(cells):
 print("ran", len(cells))
 """
 SHOTS = os.environ.get("SITE_SCREENSHOTS")
-WIDGET = re.compile(r"from infra_lib\.widgets\.(\w+) import explore")
 
 
 def squash(text):
@@ -229,31 +227,13 @@ def test_explore_box_links_to_the_live_notebook(strict_build, lang):
         assert squash("make serve") in text and "HTTP" in text, page
 
 
-def _moving_slider(panel, lang):
-    """The first slider whose first step right changes the output, and the output's text after it."""
-    defaults = panel.defaults()
-    before = text_of(panel.render(lang, defaults))
-    for i, c in enumerate(panel.controls):
-        if c.options:
-            k = c.options.index(c.default)
-            moved = c.options[min(k + 1, len(c.options) - 1)]
-        else:
-            moved = round(defaults[c.name] + c.step, 10)
-        values = panel.clamp({**defaults, c.name: moved})
-        after = text_of(panel.render(lang, values))
-        if after != before:
-            return i, before, after
-    raise AssertionError("no slider changes the output")
-
-
 @pytest.mark.build
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_live_widget_runs_offline_and_matches_cpython(strict_build, browser, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
     chapter = "03_gpu" if "03_gpu" in LIVE else LIVE[0]
-    cell = (SITE / "lite" / "files" / lang / f"{chapter}.ipynb").read_text(encoding="utf-8")
-    module = importlib.import_module(f"infra_lib.widgets.{WIDGET.search(cell).group(1)}")
-    slider, want_before, want_after = _moving_slider(module.PANEL, lang)
+    panel = explore_panel((SITE / "lite" / "files" / lang / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    slider, want_before, want_after = moving_slider(panel, lang)
     shot = Path(SHOTS) / f"lite-{lang}-{chapter}.png" if SHOTS else None
     with SiteServer(SITE) as server:
         run = run_live(browser, server, f"{lang}/{chapter}.ipynb", slider=slider, steps=1, screenshot=shot)
@@ -264,6 +244,29 @@ def test_live_widget_runs_offline_and_matches_cpython(strict_build, browser, lan
     assert squash(run.after) == squash(want_after), (run.after, want_after)
     print(f"{lang}/{chapter}: page opened to sliders (cold start) {run.kernel_s + run.cells_s:.1f} s, "
           f"slider {run.slider_s:.2f} s")
+
+
+@pytest.mark.build
+def test_a_second_live_chapter_in_the_same_browser_runs_cleanly(strict_build, browser):
+    """A reader who opens one live chapter, then another: the second starts its own Python (each
+    page is its own JupyterLite app) from the browser's cache, with no error (its page asked the
+    site's root for /favicon.ico, a 404, until the site had one)."""
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    first, second = LIVE[0], ("03_gpu" if "03_gpu" in LIVE[1:] else LIVE[-1])
+    with SiteServer(SITE) as server:
+        context = live_context(browser)
+        try:
+            runs = []
+            for chapter in (first, second):
+                panel = explore_panel((SITE / "lite" / "files" / "en" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+                slider, _, want_after = moving_slider(panel, "en")
+                runs.append(run_live(browser, server, f"en/{chapter}.ipynb", slider=slider, context=context))
+                assert squash(runs[-1].after) == squash(want_after), chapter
+        finally:
+            context.close()
+    for chapter, run in zip((first, second), runs):
+        assert (run.blocked, run.failed, run.errors) == ([], [], []), (chapter, run.blocked, run.failed, run.errors)
+        print(f"en/{chapter}: page opened to sliders {run.kernel_s + run.cells_s:.1f} s")
 
 
 @pytest.mark.build

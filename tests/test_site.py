@@ -36,7 +36,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, SITE, WEIGHT_JS, SiteServer, built_pages, redirect_target,
+from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, ROOT, SITE, WEIGHT_JS, SiteServer, built_pages, redirect_target,
                          site_pages, toc_pages)
 
 # Under `--dist loadfile` (make test) this file runs in one worker: one browser, each page loaded once.
@@ -298,6 +298,20 @@ def test_every_built_page_is_tested(strict_build, lang):
 
 
 # --- every page ------------------------------------------------------------------------------
+
+def test_the_sites_root_has_the_course_icon_as_favicon_ico(strict_build):
+    """Browsers ask the root for /favicon.ico when a page shows no icon (JupyterLite's page, while it
+    swaps its busy and idle icons): the course's chip, at 32 and 16 px, in its own colour."""
+    import io
+
+    from PIL import Image
+    assert strict_build.returncode == 0, strict_build.summary()
+    image = Image.open(io.BytesIO((SITE / "favicon.ico").read_bytes()))
+    assert image.format == "ICO" and image.info["sizes"] == {(32, 32), (16, 16)}
+    colour = (ROOT / "book" / "_static" / "favicon.svg").read_text().split('fill="')[1][1:7]
+    assert image.convert("RGBA").getpixel((8, 16)) == (*bytes.fromhex(colour), 255)      # the chip's body
+    assert image.convert("RGBA").getpixel((16, 16)) == (255, 255, 255, 255)              # its die
+
 
 @pytest.mark.parametrize("page", PAGES)
 def test_requests_stay_local(site, page):

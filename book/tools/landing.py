@@ -9,6 +9,7 @@ request, whose numbers are the overview's own glued values (``jupyter_execute/..
 of the English build), so the landing page cannot print a number the overview does not.
 """
 import html
+import io
 import json
 import sys
 from pathlib import Path
@@ -84,6 +85,35 @@ def render(values: dict[str, float], toc_path: Path = TOC, headline: bool = True
     return frame.replace("<!-- MAP -->", "\n".join(edition_map(lang, values, toc_path, headline) for lang in EDITIONS))
 
 
+FAVICON_SVG = ROOT / "book" / "_static" / "favicon.svg"
+
+
+def favicon_ico(size: int = 32) -> bytes:
+    """book/_static/favicon.svg (a chip: a body, a die and three pins a side) drawn as an ICO, for
+    ``site/favicon.ico``: a browser asks the site's root for it whenever a page shows no icon of its
+    own, as JupyterLite's notebook page does while it swaps its busy and idle icons (a 404 in the
+    console of a reader's second live chapter). The SVG is read, not copied: a change of its
+    colour shows here, and a change of its shapes fails the check below."""
+    from PIL import Image, ImageDraw
+    svg = FAVICON_SVG.read_text(encoding="utf-8")
+    shapes = ('<rect x="6" y="6" width="20" height="20" rx="3"', '<rect x="11" y="11" width="10" height="10" rx="1"',
+              'M10 2v4M16 2v4M22 2v4M10 26v4M16 26v4M22 26v4M2 10h4M2 16h4M2 22h4M26 10h4M26 16h4M26 22h4')
+    colour = svg.split('fill="', 1)[1].split('"', 1)[0] if 'fill="' in svg else ""
+    if not all(shape in svg for shape in shapes) or not colour.startswith("#"):
+        raise SystemExit(f"landing: {FAVICON_SVG} is not the chip favicon_ico draws: update favicon_ico with it")
+    k = size / 32
+    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    for at in (10, 16, 22):                                   # the pins, 2 px wide
+        draw.rectangle((at * k - k, 2 * k, at * k + k - 1, 30 * k - 1), fill=colour)
+        draw.rectangle((2 * k, at * k - k, 30 * k - 1, at * k + k - 1), fill=colour)
+    draw.rounded_rectangle((6 * k, 6 * k, 26 * k - 1, 26 * k - 1), radius=3 * k, fill=colour)
+    draw.rounded_rectangle((11 * k, 11 * k, 21 * k - 1, 21 * k - 1), radius=k, fill="#ffffff")
+    out = io.BytesIO()
+    image.save(out, format="ICO", sizes=[(size, size), (16, 16)])
+    return out.getvalue()
+
+
 def write(site: Path = SITE, build_dir: Path = BUILD, toc_path: Path = TOC) -> Path:
     """Write ``site/index.html``. A private build whose table of contents leaves the overview out
     (``COURSE_TOC``) gets the map without the headline, and says so."""
@@ -97,6 +127,7 @@ def write(site: Path = SITE, build_dir: Path = BUILD, toc_path: Path = TOC) -> P
         print(f"[landing] {toc_path} has no overview: the landing page shows the map without its headline")
         page = render({}, toc_path, headline=False)
     target.write_text(page, encoding="utf-8")
+    (site / "favicon.ico").write_bytes(favicon_ico())
     return target
 
 
