@@ -308,9 +308,13 @@ def test_the_sites_root_has_the_course_icon_as_favicon_ico(strict_build):
     assert strict_build.returncode == 0, strict_build.summary()
     image = Image.open(io.BytesIO((SITE / "favicon.ico").read_bytes()))
     assert image.format == "ICO" and image.info["sizes"] == {(32, 32), (16, 16)}
-    colour = (ROOT / "book" / "_static" / "favicon.svg").read_text().split('fill="')[1][1:7]
-    assert image.convert("RGBA").getpixel((8, 16)) == (*bytes.fromhex(colour), 255)      # the chip's body
-    assert image.convert("RGBA").getpixel((16, 16)) == (255, 255, 255, 255)              # its die
+    colour = (*bytes.fromhex(re.search(r'fill="#([0-9a-fA-F]{6})"', (ROOT / "book" / "_static" / "favicon.svg")
+                                       .read_text()).group(1)), 255)
+    pixels = image.convert("RGBA")
+    assert pixels.getpixel((8, 8)) == colour                       # the body (6-26 px in the SVG's 32)
+    assert pixels.getpixel((16, 16)) == (255, 255, 255, 255)       # the die (11-21)
+    assert pixels.getpixel((16, 3)) == pixels.getpixel((3, 22)) == colour    # a pin above, a pin to the left
+    assert pixels.getpixel((13, 3))[3] == pixels.getpixel((3, 3))[3] == 0     # between pins, a corner: clear
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -57,6 +57,20 @@ def _escape(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _inline_start(text: str) -> str:
+    r"""``text`` kept as one paragraph where it stands alone between blank lines: a start that Markdown
+    reads as a block ("- x" a list, "1. x" a numbered one, "# x" a heading, "> x" a quote, "---" a
+    rule, "+ x") gets a backslash before its marker.
+
+    >>> [_inline_start(t) for t in ("- 3 %", "12. x", "# 1", "> 2", "=", "+5", "H100", "1.5 TB/s")]
+    ['\\- 3 %', '12\\. x', '\\# 1', '\\> 2', '\\=', '\\+5', 'H100', '1.5 TB/s']
+    """
+    numbered = re.match(r"(\d{1,9})([.)])(\s|$)", text)
+    if numbered:
+        return numbered.group(1) + "\\" + text[len(numbered.group(1)):]
+    return "\\" + text if text[:1] in ("-", "+", "#", ">", "=") else text   # "*", "_": _escape did them
+
+
 def _fence(code: str, lang: str = "") -> str:
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
     return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
@@ -371,7 +385,7 @@ class Converter:
                     spans = "".join(f' {attr}="{entry[key] + 1}"' for key, attr in
                                     (("morecols", "colspan"), ("morerows", "rowspan")) if entry.get(key))
                     text = " ".join(" ".join(b.split()) for b in self.children(entry) if isinstance(b, str))
-                    cells.append(f"<{cell_tag}{spans}>\n\n{text}\n\n</{cell_tag}>")
+                    cells.append(f"<{cell_tag}{spans}>\n\n{_inline_start(text)}\n\n</{cell_tag}>")
                 lines.append("<tr>" + "".join(cells) + "</tr>")
             lines.append(f"</{part.__name__}>")
         return "\n".join(lines + ["</table>"])

@@ -19,8 +19,10 @@ import argparse
 import functools
 import http.server
 import logging
+import os
 import re
 import threading
+import unicodedata
 
 from course import EDITIONS, NAME, SITE, edition_config, toc_docs  # book/tools
 
@@ -83,23 +85,33 @@ async ({pages, lang, note, answers}) => {
 """
 
 
-# each heading's text as a reader sees it (without the "#" link Sphinx adds), in document order; the
-# landing page's list captions are headings by their role
-HEADINGS_JS = r"""() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')].map(h => {
-  const copy = h.cloneNode(true);
-  copy.querySelectorAll('.headerlink').forEach(a => a.remove());
-  return copy.textContent.replace(/\s+/g, ' ').trim();
-})"""
+# each printed heading's text as a reader sees it (without the "#" link Sphinx adds), in document
+# order; the landing page's list captions are headings by their role. Run with print media on: a
+# heading print hides (the page's own contents list, the header's title) has no box and no bookmark
+HEADINGS_JS = r"""() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')]
+  .filter(h => h.getClientRects().length > 0).map(h => {
+    const copy = h.cloneNode(true);
+    copy.querySelectorAll('.headerlink').forEach(a => a.remove());
+    return copy.textContent.replace(/\s+/g, ' ').trim();
+  })"""
+# copying the document adds objects beyond the /Size of Chromium's trailer, which pypdf says on
+# every build and handles (it writes the new /Size); that one message is dropped, no other
+logging.getLogger("pypdf._writer").addFilter(lambda r: "exceeds defined trailer size" not in r.getMessage())
 
 
 def _squash(text):
-    return re.sub(r"\s+", "", text)
+    """Text for comparing a bookmark with its heading: compatibility forms folded (Chromium writes
+    a formula's letters as mathematical italics), case folded (CSS may print a heading in capitals),
+    soft hyphens and the hyphens Chromium writes at a hyphenated break, and all white space, gone."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return re.sub(r"[\s\u00ad\u2010]+", "", text)
 
 
 def _is_title_of(title, heading):
     """Whether Chromium's bookmark ``title`` is ``heading`` (both without white space): it starts as the
     heading does, holds the heading's characters in order, and is at most twice as long (Chromium
-    writes some lines of some headings twice, the first one, or the last, or all of it).
+    writes some lines of some headings twice, the first one, or the last, or all of it; two
+    characters of slack).
 
     >>> _is_title_of("Followonedecodestepdown,thenbackupbackup", "Followonedecodestepdown,thenbackup")
     True
@@ -110,7 +122,7 @@ def _is_title_of(title, heading):
     >>> _is_title_of("Sourcesofthisdata", "Sources")
     False
     """
-    if not heading or not title.startswith(heading[:8]) or not len(heading) <= len(title) <= 2 * len(heading):
+    if not heading or not title.startswith(heading[:8]) or not len(heading) <= len(title) <= 2 * len(heading) + 2:
         return False
     rest = iter(title)
     return all(c in rest for c in heading) and set(title) <= set(heading)
@@ -128,33 +140,35 @@ def outline_items(outline):
 
 def fix_outline(path, headings):
     """Set the title of each bookmark of the PDF at ``path`` to its heading's text, from ``headings``
-    (every heading of the printed document, in order: Chromium bookmarks the ones it prints). A
-    bookmark is its heading when their texts agree with all white space removed, but for a repeat of
-    the heading's end (:func:`_is_title_of`) that Chromium writes for some headings. Returns the
-    number of titles changed; a bookmark no heading matches is an error that names it."""
-    from pypdf import PdfWriter
+    (the printed headings, in order: Chromium bookmarks each one). The n-th bookmark is the n-th
+    heading; that their counts agree and that each title is its heading's text, but for Chromium's
+    repeats (:func:`_is_title_of`), is checked, and a mismatch is an error that names both. The
+    document is written again with its version, to a new file that then replaces the old (pypdf's
+    incremental update would be smaller, but its trailer loses the Info dictionary: poppler then
+    finds no title). Returns the number of titles changed."""
+    from pypdf import PdfReader, PdfWriter
     from pypdf.generic import NameObject, TextStringObject
 
-    # copying the document adds objects beyond the /Size of Chromium's trailer, which pypdf says on
-    # every build and handles (it writes the new /Size); that one message is dropped, no other
-    logging.getLogger("pypdf._writer").addFilter(lambda r: "exceeds defined trailer size" not in r.getMessage())
     writer = PdfWriter(clone_from=str(path))
+    writer.pdf_header = PdfReader(str(path)).pdf_header      # Chromium's version (1.4), not pypdf's default
     outline = writer.root_object.get("/Outlines")
     if outline is None:
         raise RuntimeError(f"{path}: Chromium wrote no bookmarks (page.pdf(outline=True) did nothing)")
-    keys = [_squash(h) for h in headings]
-    at, changed = 0, 0
-    for item in outline_items(outline.get_object()):
+    items = list(outline_items(outline.get_object()))
+    if len(items) != len(headings):
+        raise RuntimeError(f"{path}: {len(items)} bookmarks for {len(headings)} printed headings: "
+                           "a heading is printed without a bookmark, or the other way round")
+    changed = 0
+    for item, heading in zip(items, headings):
         title = str(item["/Title"])
-        found = next((j for j in range(at, len(keys)) if _is_title_of(_squash(title), keys[j])), None)
-        if found is None:
-            raise RuntimeError(f"{path}: the bookmark {title!r} matches no heading after {headings[at - 1]!r}"
-                               if at else f"{path}: the bookmark {title!r} matches no heading")
-        if title != headings[found]:
-            item[NameObject("/Title")] = TextStringObject(headings[found])
+        if not _is_title_of(_squash(title), _squash(heading)):
+            raise RuntimeError(f"{path}: the bookmark {title!r} is where the heading {heading!r} is printed")
+        if title != heading:
+            item[NameObject("/Title")] = TextStringObject(heading)
             changed += 1
-        at = found + 1
-    writer.write(str(path))
+    partial = path.with_name(path.name + ".part")
+    writer.write(str(partial))
+    os.replace(partial, path)
     return changed
 
 
