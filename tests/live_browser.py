@@ -39,6 +39,22 @@ class LiveRun:
     errors: list = field(default_factory=list)    # console errors and uncaught exceptions
 
 
+def run_all(page):
+    """Run → Run All Cells, clicked again if no cell has started within STARTED_TIMEOUT_MS (a click
+    while the session still starts can be lost); returns the number of clicks."""
+    for attempt in range(1, RUN_ALL_TRIES + 1):
+        page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click(
+            timeout=UI_TIMEOUT_MS)
+        page.click('li[data-command="runmenu:run-all"]', timeout=UI_TIMEOUT_MS)
+        try:
+            page.wait_for_function(STARTED_JS, timeout=STARTED_TIMEOUT_MS)
+            return attempt
+        except Exception:                       # noqa: BLE001  (Playwright's TimeoutError)
+            if attempt == RUN_ALL_TRIES:
+                raise
+    return RUN_ALL_TRIES
+
+
 def live_context(browser):
     """A browser context for live pages (a fresh profile: nothing cached)."""
     return browser.new_context(viewport={"width": 1200, "height": 900})
@@ -80,17 +96,7 @@ def run_live(browser, server, notebook, slider=0, steps=1, screenshot=None, cont
         # cells have started would run them twice, and the first run's widget is then disposed
         # under its view ("<model id> was disposed" in the console). So click again only if no
         # cell has started: a prompt "[*]:" (running) or "[1]:" (done) shows that one has.
-        for attempt in range(1, RUN_ALL_TRIES + 1):
-            run.run_all_clicks = attempt
-            page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click(
-                timeout=UI_TIMEOUT_MS)
-            page.click('li[data-command="runmenu:run-all"]', timeout=UI_TIMEOUT_MS)
-            try:
-                page.wait_for_function(STARTED_JS, timeout=STARTED_TIMEOUT_MS)
-                break
-            except Exception:                   # noqa: BLE001  (Playwright's TimeoutError)
-                if attempt == RUN_ALL_TRIES:
-                    raise
+        run.run_all_clicks = run_all(page)
         output.wait_for(timeout=CELLS_TIMEOUT_MS)
         page.wait_for_function("el => el.innerText.trim().length > 0", arg=output.element_handle(),
                                timeout=CELLS_TIMEOUT_MS)

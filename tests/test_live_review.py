@@ -19,7 +19,7 @@ import lite  # book/tools/lite.py
 from course import TOC
 from infra_lib import review
 from infra_lib.widgets import quiz
-from live_browser import CELLS_TIMEOUT_MS, KERNEL_TIMEOUT_MS, UI_TIMEOUT_MS
+from live_browser import CELLS_TIMEOUT_MS, KERNEL_TIMEOUT_MS, UI_TIMEOUT_MS, run_all
 from site_server import EDITIONS, SITE, SiteServer
 
 pytestmark = [pytest.mark.site, pytest.mark.build, pytest.mark.xdist_group("site")]
@@ -68,8 +68,7 @@ def test_live_review_grades_right_and_wrong_offline(strict_build, browser, lang)
             page.goto(server.url(f"lite/notebooks/index.html?path={lang}/{REVIEW}.ipynb"))
             page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=UI_TIMEOUT_MS)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=KERNEL_TIMEOUT_MS)
-            page.locator("li.lm-MenuBar-item[role=menuitem]", has_text=re.compile(r"^\s*Run\s*$")).click()
-            page.click('li[data-command="runmenu:run-all"]')
+            run_all(page)                  # clicked again if the first click is lost (a session still starting)
             starts = page.locator("button", has_text=re.compile(rf"^\s*{re.escape(quiz.WORDS[lang]['start'])}\s*$"))
             n = len(review.questions())
             starts.nth(n - 1).wait_for(timeout=ALL_CELLS_TIMEOUT_MS)     # every question shown: the kernel is free
