@@ -36,6 +36,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from infra_lib.figures.style import PIXEL_DENSITY
 from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, ROOT, SITE, WEIGHT_JS, SiteServer, built_pages, redirect_target,
                          site_pages, toc_pages)
 
@@ -518,7 +519,7 @@ def test_phone_buttons_open_chapter_list_and_page_contents(site, lang):
 
 
 PHONE_READING_JS = r"""
-() => {
+(density) => {
   const w = window.innerWidth, out = {hidden_numbers: [], figures: 0, unlinked: [], lowres: [], wide_tables: 0, unhinted: 0};
   for (const eq of document.querySelectorAll('.bd-article div.math')) {
     const no = eq.querySelector('.eqno');
@@ -532,7 +533,7 @@ PHONE_READING_JS = r"""
     const a = img.closest('a');
     if (!a || !a.getAttribute('href') || !/\.(png|svg|jpe?g)$/.test(a.getAttribute('href'))) out.unlinked.push(img.getAttribute('src'));
     const shown = parseFloat(img.style.width);   // the width the figure is drawn for (hidpi_png's metadata)
-    if (!(shown > 0) || Math.abs(img.naturalWidth - 2 * shown) > 2) out.lowres.push(`${img.getAttribute('src')}: ${img.naturalWidth} px for ${img.style.width || 'no set width'}`);
+    if (!(shown > 0) || Math.abs(img.naturalWidth - density * shown) > density) out.lowres.push(`${img.getAttribute('src')}: ${img.naturalWidth} px for ${img.style.width || 'no set width'}`);
   }
   for (const t of document.querySelectorAll('.bd-article .pst-scrollable-table-container')) {
     if (t.scrollWidth <= t.clientWidth + 1) continue;
@@ -559,13 +560,13 @@ def test_phone_reading_equation_numbers_figures_tables(site, lang):
         page = context.new_page()
         page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
         page.goto(record.url, wait_until="load")
-        found = page.evaluate(PHONE_READING_JS)
+        found = page.evaluate(PHONE_READING_JS, PIXEL_DENSITY)
     finally:
         context.close()
     assert found["figures"] > 0, f"{page_path}: no figure found"
     assert not found["hidden_numbers"], f"{page_path}: equation numbers out of view at {PHONE_WIDTH} px: {found['hidden_numbers']}"
     assert not found["unlinked"], f"{page_path}: figures without a link to the full-size image: {found['unlinked']}"
-    assert not found["lowres"], f"{page_path}: figures not drawn at twice the width they are shown at: {found['lowres']}"
+    assert not found["lowres"], f"{page_path}: figures not drawn at {PIXEL_DENSITY}x the width they are shown at: {found['lowres']}"
     assert found["unhinted"] == 0, f"{page_path}: {found['unhinted']} of {found['wide_tables']} wide tables do not say they scroll"
     assert not record.page_errors, record.page_errors
 

@@ -384,18 +384,18 @@ class Converter:
                 for entry in row.children:
                     spans = "".join(f' {attr}="{entry[key] + 1}"' for key, attr in
                                     (("morecols", "colspan"), ("morerows", "rowspan")) if entry.get(key))
-                    text = " ".join(" ".join(b.split()) for b in self.children(entry) if isinstance(b, str))
-                    cells.append(f"<{cell_tag}{spans}>\n\n{_inline_start(text)}\n\n</{cell_tag}>")
+                    cells.append(f"<{cell_tag}{spans}>\n\n{_inline_start(self._cell_text(entry))}\n\n</{cell_tag}>")
                 lines.append("<tr>" + "".join(cells) + "</tr>")
             lines.append(f"</{part.__name__}>")
         return "\n".join(lines + ["</table>"])
 
     def _row(self, row) -> list[str]:
-        cells = []
-        for entry in row.children:
-            parts = [b for b in self.children(entry) if isinstance(b, str)]
-            cells.append(" ".join(" ".join(p.split()) for p in parts).replace("\\|", "|").replace("|", "\\|"))
-        return cells
+        """A row's cells for a pipe table (a "|" in a cell escaped once)."""
+        return [self._cell_text(entry).replace("\\|", "|").replace("|", "\\|") for entry in row.children]
+
+    def _cell_text(self, entry) -> str:
+        """A table cell's Markdown on one line (its paragraphs joined by a space)."""
+        return " ".join(" ".join(b.split()) for b in self.children(entry) if isinstance(b, str))
 
     def visit_figure(self, node):
         out = []
