@@ -174,7 +174,7 @@ def test_problems_are_read_from_the_sphinx_log(tmp_path):
     """Units of the summary: a kernel that died, and a glue warning mapped to the .md line."""
     page = ROOT / "notebooks/en/00_overview.md"
     key = next(k for k in re.findall(r"\{glue:text\}`(\w+)", page.read_text(encoding="utf-8")))
-    log = (f"reading sources... [ 50%] notebooks/en/00_overview\n"
+    log = (f"reading sources... [ 50%] 00_overview\n"
            f"{page}:3: WARNING: No key '{key}' found in glue data for this document. [mystnb.glue]\n"
            "Exception occurred:\n  File \"x.py\", line 1, in f\n"
            "nbclient.exceptions.DeadKernelError: Kernel died\n")
@@ -225,7 +225,7 @@ def test_no_page_shows_a_bare_dict_or_list(strict_build):
     sat above the exercises of chapters 0 and 2. Such a line ends in ``_ = ...``."""
     assert strict_build.returncode == 0, strict_build.summary()
     shown = {str(p.relative_to(course.SITE)): bare_reprs(p.read_text(encoding="utf-8"))
-             for p in sorted(course.SITE.glob("*/notebooks/*/*.html"))}
+             for lang in course.EDITIONS for p in course.chapter_pages(lang)}
     assert shown and not {page: r for page, r in shown.items() if r}, {page: r for page, r in shown.items() if r}
 
 
@@ -254,7 +254,7 @@ def test_equations_are_numbered_by_chapter_and_referenced_as_eq_or_shi(strict_bu
     the word twice ("Eq. Eq.", "式 式")."""
     assert strict_build.returncode == 0, strict_build.summary()
     numbered, referenced, doubled = 0, 0, {}
-    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+    for page in sorted(course.chapter_pages(lang)):
         chapter = int(page.name[:2])
         html = page.read_text(encoding="utf-8")
         numbers, refs = equation_numbers_and_references(html)
@@ -290,7 +290,7 @@ def test_the_wan_yi_finder():
 def test_no_space_after_wan_or_yi_in_the_chinese_edition(strict_build):
     assert strict_build.returncode == 0, strict_build.summary()
     found = {}
-    for page in sorted((course.SITE / "zh" / "notebooks" / "zh").glob("*.html")):
+    for page in sorted(course.chapter_pages("zh")):
         text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
         hits = WAN_YI_SPACE.findall(text)
         if hits:
@@ -368,7 +368,7 @@ def test_reference_lists_label_entries_as_the_text_cites_them(strict_build, lang
     (up to the a/b suffix of two works of one author and year)."""
     assert strict_build.returncode == 0, strict_build.summary()
     checked, problems = 0, {}
-    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+    for page in sorted(course.chapter_pages(lang)):
         labels, cited = citation_labels(page.read_text(encoding="utf-8"))
         bad = [label for label in labels if not re.fullmatch(r".+, (\d{4}|n\.d\.)[a-z]?", label)
                or not cites(label, cited)]
@@ -389,7 +389,7 @@ def test_no_empty_code_bar_under_a_chapters_title(strict_build, lang):
     notebook still has them, collapsed: book/ext/reader_notebook.py)."""
     assert strict_build.returncode == 0, strict_build.summary()
     found = {}
-    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+    for page in sorted(course.chapter_pages(lang)):
         article = page.read_text(encoding="utf-8").split('<article class="bd-article"', 1)[-1]
         first_two = ['<div class="cell ' + c for c in article.split('<div class="cell ')[1:3]]
         bars = [c for c in first_two if HIDDEN_BAR.match(c)]
@@ -404,7 +404,7 @@ def test_no_theme_download_menu(strict_build, lang):
     """No menu offering the Jupytext source (.md) or a one-page print (.pdf): a chapter's header
     has its readable .ipynb, the footer the edition's PDF and EPUB."""
     assert strict_build.returncode == 0, strict_build.summary()
-    for page in sorted((course.SITE / lang / "notebooks" / lang).glob("*.html")):
+    for page in sorted(course.chapter_pages(lang)):
         html = page.read_text(encoding="utf-8")
         assert "dropdown-download-buttons" not in html and "window.print()" not in html, page.name
         assert re.search(r'class="btn btn-sm course-ipynb-link" href="[^"]+\.ipynb" download', html), page.name

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from course import is_chapter, site_toc, toc_docs  # book/tools
 from site_server import EDITIONS, SITE, first_glued_number
 
 pytestmark = pytest.mark.build                    # every test reads the downloads of the strict build
@@ -20,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pages(lang):
+    """The edition's pages as named on the site (06_performance, glossary), in reading order."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
-    return [f.replace("/en/", f"/{lang}/") for f in files]
+    return toc_docs(site_toc(toc))
 
 
 def title(page_html):
@@ -78,8 +79,8 @@ def test_the_pdf_holds_every_page_and_a_computed_number_of_each_chapter(strict_b
         built = (SITE / lang / f"{page}.html").read_text(encoding="utf-8")
         if not all(word in text for word in title(built).split()):   # Latin and CJK runs may come out apart
             missing.append(f"{page}: title {title(built)!r}")
-        number = first_glued_number(built) if page.startswith("notebooks/") else None
-        if page.startswith("notebooks/") and (number is None or squash(number) not in text):
+        number = first_glued_number(built) if is_chapter(page) else None
+        if is_chapter(page) and (number is None or squash(number) not in text):
             missing.append(f"{page}: glued number {number!r}")
     assert not missing, missing
     assert "127.0.0.1" not in text
@@ -104,7 +105,7 @@ def test_the_epub_passes_epubcheck_and_says_its_language(strict_build, lang):
     with zipfile.ZipFile(epub) as z:
         assert z.namelist()[0] == "mimetype"
         opf = z.read(next(n for n in z.namelist() if n.endswith(".opf"))).decode("utf-8")
-        chapters = [n for n in z.namelist() if n.startswith(f"notebooks/{lang}/")]
+        chapters = [n for n in z.namelist() if n.endswith(".xhtml") and is_chapter(n.removesuffix(".xhtml"))]
     assert f"<dc:language>{'zh-CN' if lang == 'zh' else 'en'}</dc:language>" in opf
     meta = dict(re.findall(r"<dc:(\w+)[^>]*>([^<]*)</dc:\1>", opf))
     title = yaml.safe_load((ROOT / ("_config.yml" if lang == "en" else "book/zh/config-overrides.yml"))
@@ -116,7 +117,7 @@ def test_the_epub_passes_epubcheck_and_says_its_language(strict_build, lang):
     spine = re.findall(r'<itemref idref="([^"]+)" />', opf)
     items = dict(re.findall(r'<item id="([^"]+)" href="([^"]+)"', opf))
     assert [items[i] for i in spine] == [p + ".xhtml" for p in pages(lang)]
-    assert len(chapters) == sum(p.startswith("notebooks/") for p in pages(lang))
+    assert len(chapters) == sum(is_chapter(p) for p in pages(lang)) > 0
     with zipfile.ZipFile(epub) as z:                 # no formula fell back to TeX drawn in red
         red = [n for n in z.namelist() if n.endswith(".xhtml") and 'mathcolor="red"' in z.read(n).decode("utf-8")]
     assert not red, f"formulas with TeX left over (drawn in red) in {red}"
@@ -131,3 +132,50 @@ def test_every_page_offers_its_edition_downloads(strict_build, lang):
             link = re.search(rf'href="([^"]*ai-infra-course-{lang}\.{kind})"', built)
             assert link, f"{page}: no {kind} link"
             assert (SITE / lang / page).parent.joinpath(link.group(1)).resolve().exists(), (page, link.group(1))
+
+
+FOLIATE = ROOT / "book" / "node_modules" / "foliate-js"     # the Foliate e-reader's engine (book/package.json)
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_the_epub_opens_in_an_e_reader_with_its_title_author_and_chapters(strict_build, lang, tmp_path):
+    """EPUBCheck says the file is valid; this opens it as a reader would, in foliate-js (the engine of
+    the Foliate e-reader, its own demo viewer reader.html) in Chromium with every request outside
+    127.0.0.1 blocked: the side bar shows the edition's title and author, and the contents list the
+    book's pages in order, each under its printed title."""
+    import shutil
+    from playwright.sync_api import sync_playwright
+    from site_server import SiteServer, launch_chromium
+    import epub as epub_tool                                  # book/tools/epub.py
+    assert strict_build.returncode == 0, strict_build.summary()
+    assert (FOLIATE / "reader.html").is_file(), f"no {FOLIATE}: run `make setup` (book/package.json)"
+    shutil.copytree(FOLIATE, tmp_path / "reader")
+    shutil.copy(SITE / "downloads" / f"ai-infra-course-{lang}.epub", tmp_path / "reader" / "book.epub")
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    if lang != "en":
+        config.update(yaml.safe_load((ROOT / f"book/{lang}/config-overrides.yml").read_text(encoding="utf-8")))
+    want_author = epub_tool.AUTHOR[lang] or config["author"]
+    want_titles = [title((SITE / lang / f"{page}.html").read_text(encoding="utf-8")) for page in pages(lang)]
+    with SiteServer(tmp_path) as server, sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        context = browser.new_context(viewport={"width": 1000, "height": 760})
+        outside, errors = [], []
+        context.route(lambda url: not server.is_local(url),
+                      lambda route: (outside.append(route.request.url), route.abort()))
+        page = context.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url("reader/reader.html?url=book.epub"))
+        # the side bar is closed (hidden) until its button is pressed; its page's CSP forbids eval
+        page.wait_for_selector("#side-bar-title:not(:empty)", state="attached", timeout=30_000)
+        page.click("#side-bar-button")
+        page.wait_for_selector("#side-bar-title", state="visible")
+        shown_title = page.inner_text("#side-bar-title").strip()
+        shown_author = page.inner_text("#side-bar-author").strip()
+        contents = page.eval_on_selector_all("#toc-view [role=tree] > li > [role=treeitem]",
+                                             "els => els.map(e => e.textContent.trim())")
+        browser.close()
+    assert shown_title == config["title"], shown_title
+    assert shown_author == want_author, shown_author
+    assert [" ".join(t.split()) for t in contents] == [" ".join(t.split()) for t in want_titles], contents
+    assert not errors and not outside, (errors, outside)

@@ -81,7 +81,7 @@ def _answer_boxes(live):
 
 
 def _glue(lang, chapter):
-    build = SITE.parent / lang / "_build" / "jupyter_execute" / "notebooks" / lang / f"{chapter}.glue.json"
+    build = SITE.parent / lang / "_build" / "jupyter_execute" / f"{chapter}.glue.json"
     return json.loads(build.read_text(encoding="utf-8"))
 
 
@@ -106,7 +106,7 @@ def test_live_chapters_are_the_whole_chapter_with_only_pure_cells_to_run(strict_
         assert len(code) == 1 + len(widgets) + len(checks) + len(runs), (chapter, [c[:60] for c in code])
         assert len(runs) == ("MEASURED_RUN" in md.read_text(encoding="utf-8")), chapter
         text = "\n".join(c.source for c in live.cells if c.cell_type == "markdown")
-        number = first_glued_number((SITE / lang / "notebooks" / lang / f"{chapter}.html").read_text(encoding="utf-8"))
+        number = first_glued_number((SITE / lang / f"{chapter}.html").read_text(encoding="utf-8"))
         assert number in text, (chapter, number)
         assert not re.search(r"\{glue:|\{eq\}|\{numref\}|\{cite:|```\{", text), chapter
         assert "Run it live in your browser" not in text and "直接在浏览器里运行" not in text, chapter   # no link to itself
@@ -178,7 +178,7 @@ def _one_link_to_the_live_notebook(page, html, pattern, lang, chapter):
 def test_header_has_a_live_button_to_the_live_chapter(strict_build, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
     for chapter in CHAPTERS:
-        page = SITE / lang / "notebooks" / lang / f"{chapter}.html"
+        page = SITE / lang / f"{chapter}.html"
         html = page.read_text(encoding="utf-8")
         _one_link_to_the_live_notebook(page, html, r'<a class="btn btn-sm course-live-button" href="([^"]+)"',
                                        lang, chapter)
@@ -219,12 +219,50 @@ def test_drop_extensions_removes_the_named_ones_and_keeps_the_rest(tmp_path):
 def test_explore_box_links_to_the_live_notebook(strict_build, lang):
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
     for chapter in LIVE:
-        page = SITE / lang / "notebooks" / lang / f"{chapter}.html"
+        page = SITE / lang / f"{chapter}.html"
         html = page.read_text(encoding="utf-8")
         _one_link_to_the_live_notebook(page, html, r'<a class="[^"]*course-live-link[^"]*" href="([^"]+)"',
                                        lang, chapter)
         text = squash(text_of(html))
         assert squash("make serve") in text and "HTTP" in text, page
+
+
+def _box_paragraphs(html):
+    """The paragraphs of each box of class local-only of a page (or an EPUB chapter), as text."""
+    boxes = re.findall(r'<div class="[^"]*\blocal-only\b[^"]*">(.*?)</div>', html, re.S)
+    return [[squash(text_of(p)) for p in re.findall(r"<p\b(?![^>]*admonition-title)[^>]*>.*?</p>", box, re.S)]
+            for box in boxes]
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_explore_box_says_where_its_widget_runs_only_where_that_is_true(strict_build, lang):
+    """On the website the box opens with "this page is static" and where the widget runs (the Live
+    button, the .ipynb button, how to run it, linked); in the e-book with "an e-book runs no Python";
+    in the readable notebook and the live chapter, where the widget does run, with neither."""
+    import zipfile
+    import course_ext          # book/ext (pythonpath in pyproject.toml)
+    from course import NAME
+    assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
+    with zipfile.ZipFile(SITE / "downloads" / f"{NAME}-{lang}.epub") as z:
+        epub = {Path(n).stem: z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".xhtml")}
+    for chapter in LIVE:
+        kind = "checker" if lite.has_quiz(ROOT / "notebooks" / "en" / f"{chapter}.md") else "sliders"
+        for builder, html in (("html", (SITE / lang / f"{chapter}.html").read_text(encoding="utf-8")),
+                              ("epub", epub[chapter])):
+            before, text, after = course_ext.WHERE_IT_RUNS[(builder, lang, kind)]
+            boxes = _box_paragraphs(html)
+            assert boxes, (builder, chapter, "no box of class local-only")
+            for paragraphs in boxes:
+                assert paragraphs[0] == squash(before + text + after), (builder, chapter, paragraphs[0][:200])
+            link = re.search(r'<a class="reference internal" href="(run-it-yourself\.x?html)">', html)
+            assert link, (builder, chapter, "no link to how to run it")
+        for notebook in (SITE / lang / f"{chapter}.ipynb", SITE / "lite" / "files" / lang / f"{chapter}.ipynb"):
+            text = squash("".join(c.source for c in nbformat.read(notebook, as_version=4).cells
+                                  if c.cell_type == "markdown"))
+            for (builder, edition, _), (before, _, _) in course_ext.WHERE_IT_RUNS.items():
+                assert squash(before[:30]) not in text, (notebook, builder, before[:30])
+            assert "Thepageitselfisstatic" not in text and "网页本身是静态的" not in text, notebook
 
 
 @pytest.mark.build

@@ -37,7 +37,7 @@ def test_the_review_has_a_live_notebook_in_each_edition(strict_build):
     for lang in EDITIONS:
         text = (SITE / "lite" / "files" / lang / f"{REVIEW}.ipynb").read_text(encoding="utf-8")
         assert re.findall(r'quiz\(\\"(\w+)\\", LANG\)', text) == [q.id for q in review.questions()], lang
-        page = (SITE / lang / "notebooks" / lang / f"{REVIEW}.html").read_text(encoding="utf-8")
+        page = (SITE / lang / f"{REVIEW}.html").read_text(encoding="utf-8")
         assert f"path={lang}/{REVIEW}.ipynb" in page, lang
 
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "ext"))
 import reader_notebook  # noqa: E402
 
-from course import BUILD, EDITIONS, NAME, SITE, TOC, toc_docs  # noqa: E402  (book/tools)
+from course import BUILD, EDITIONS, NAME, SITE, TOC, is_chapter, site_toc, toc_docs  # noqa: E402  (book/tools)
 from site_server import first_glued_number  # noqa: E402  (tests/, as test_downloads.py reads the page)
 
 from infra_lib.figures.style import PIXEL_DENSITY  # noqa: E402
@@ -219,7 +219,7 @@ def test_a_2x_figure_keeps_the_width_it_is_shown_at():
 
 def chapters(lang):
     toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
-    return [d.replace("/en/", f"/{lang}/") for d in toc_docs(toc) if d.startswith("notebooks/")]
+    return [d for d in toc_docs(site_toc(toc)) if is_chapter(d)]     # 06_performance: names on the site
 
 
 def downloaded(lang, docname):
@@ -268,7 +268,7 @@ def test_every_glued_figure_of_a_page_is_an_image_output_in_its_notebook(strict_
     assert strict_build.returncode == 0, strict_build.summary()
     problems = []
     for docname in chapters(lang):
-        md_source = (Path(ROOT) / f"{docname}.md").read_text(encoding="utf-8")
+        md_source = (Path(ROOT) / "notebooks" / lang / f"{docname}.md").read_text(encoding="utf-8")
         keys = re.findall(r"^```\{glue:figure\}\s+(\S+)", md_source, re.M)
         glue = json.loads((BUILD / lang / "_build" / "jupyter_execute" / f"{docname}.glue.json").read_text(encoding="utf-8"))
         nb = nbformat.read(downloaded(lang, docname), as_version=4)

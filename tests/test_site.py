@@ -36,6 +36,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from course import TOC, is_chapter, page_name, toc_docs  # book/tools
 from infra_lib.figures.style import PIXEL_DENSITY
 from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, ROOT, SITE, WEIGHT_JS, SiteServer, built_pages, redirect_target,
                          site_pages, toc_pages)
@@ -343,7 +344,7 @@ def test_no_console_errors_on_a_first_visit(site, page):
     assert not visit.console_errors, f"{visit.where()}: console errors:\n  " + "\n  ".join(visit.console_errors)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if "/notebooks/" in p])
+@pytest.mark.parametrize("page", [p for p in PAGES if is_chapter(Path(p).stem)])
 def test_a_chapter_page_weighs_at_most_one_megabyte(site, page):
     """A cold load of a chapter page (a fresh browser context, nothing cached) until the network is
     idle: the page and its scripts, styles, fonts and figures, as bytes of response bodies with no
@@ -462,9 +463,9 @@ PHONE_DRAWERS = [("chapter list", ".primary-toggle", "nav.bd-docs-nav"),
 
 
 def chapter_page(lang):
-    """The first chapter page (under <lang>/notebooks/) of one built edition."""
-    chapters = [p for p in built_pages(lang) if p.startswith(f"{lang}/notebooks/")]
-    assert chapters, f"the {EDITION_NAME[lang]} edition has no chapter page under {SITE / lang / 'notebooks'}"
+    """The first chapter page (<lang>/NN_name.html) of one built edition."""
+    chapters = [p for p in built_pages(lang) if is_chapter(Path(p).stem)]
+    assert chapters, f"the {EDITION_NAME[lang]} edition has no chapter page (NN_name.html) under {SITE / lang}"
     return chapters[0]
 
 
@@ -553,7 +554,7 @@ def test_phone_reading_equation_numbers_figures_tables(site, lang):
     wider than the screen says that it scrolls. Every figure carries twice the pixels of the width it is
     set to (infra_lib.figures.style.hidpi_png), so it stays sharp on a phone's screen."""
     require(lang)
-    page_path = f"{lang}/notebooks/{lang}/06_performance.html"
+    page_path = f"{lang}/06_performance.html"
     record = Visit(page=page_path, url=site.server.url(page_path))
     context = site.new_context(record, **PHONE)
     try:
@@ -635,7 +636,7 @@ def test_one_search_box_per_page_and_typed_text_clear_of_the_magnifier(site, lan
     chapter's box opens the search page with results."""
     require(lang)
     query = {"en": "roofline", "zh": "屋顶线"}[lang]
-    page_path = f"{lang}/notebooks/{lang}/06_performance.html"
+    page_path = f"{lang}/06_performance.html"
     record = Visit(page=page_path, url=site.server.url(page_path))
     options = PHONE if width == PHONE_WIDTH else {"viewport": {"width": width, "height": 900}}
     context = site.new_context(record, **options)
@@ -704,12 +705,41 @@ def overview_numbers():
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_inserted_numbers_on_overview(site, lang):
     require(lang)
-    page = f"{lang}/notebooks/{lang}/00_overview.html"
+    page = f"{lang}/00_overview.html"
     visit = loaded(site, page)
     for what, value in overview_numbers().items():
         assert value in visit.text, f"{page}: {what} = {value} is not in the page text"
         assert value in visit.pasted, f"{page}: {what} = {value} appears, but not as an inserted (glued) value; " \
                                       f"glued values on the page: {sorted(set(visit.pasted))[:40]}"
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_a_page_is_at_its_name_and_its_old_address_leads_there(site, lang):
+    """A page's address holds the edition once, en/06_performance.html; the address it had before,
+    en/notebooks/en/06_performance.html, is a page that sends the reader on (the #section kept).
+    Every file under the old folders is such a page: none of the course's pages hides there."""
+    import yaml
+    require(lang)
+    docs = [d.replace("/en/", f"/{lang}/") for d in toc_docs(yaml.safe_load(TOC.read_text(encoding="utf-8")))]
+    old = {f"{lang}/{d}.html": f"{lang}/{page_name(d)}.html" for d in docs if "/" in d}
+    assert old, "the table of contents has no page in a folder: nothing moved"
+    stubs = sorted(p.relative_to(SITE).as_posix() for folder in ("notebooks", "book")
+                   for p in (SITE / lang / folder).rglob("*.html"))
+    assert stubs == sorted(old), (stubs, sorted(old))
+    for stub, page in old.items():
+        target = redirect_target(stub)
+        assert target and (SITE / stub).parent.joinpath(target).resolve() == (SITE / page).resolve(), (stub, target)
+        assert (SITE / page).is_file() and not redirect_target(page), page
+    chapter = next(s for s in old if is_chapter(Path(s).stem))
+    record = Visit(page=chapter, url=site.server.url(chapter) + "#exercises")
+    context = site.new_context(record)
+    try:
+        browser_page = context.new_page()
+        browser_page.goto(record.url, wait_until="load")
+        browser_page.wait_for_url(lambda url: "/notebooks/" not in url, timeout=NAV_TIMEOUT_MS)
+        assert browser_page.url == site.server.url(old[chapter]) + "#exercises", browser_page.url
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("lang", EDITIONS)
@@ -732,10 +762,10 @@ def test_landing_maps_every_page_with_the_overviews_numbers(site, lang):
     require(lang)
     landing = loaded(site, "index.html")
     links = set(map(strip_fragment, landing.links))
-    home = (f"{lang}/index.html", f"{lang}/book/{lang}/index.html")     # the edition's home: the buttons above
+    home = (f"{lang}/index.html",)     # the edition's home: the buttons above
     missing = [p for p in toc_pages(lang) if p not in home and site.server.url(p) not in links]
     assert not missing, f"index.html does not link {missing}"
-    overview = loaded(site, f"{lang}/notebooks/{lang}/00_overview.html")
+    overview = loaded(site, f"{lang}/00_overview.html")
     headline = re.search(r"(\d+%)[^\n]*?(\d+\.\d) ms", landing.text if lang == "en" else
                          landing.text[landing.text.find("在概览"):])
     assert headline, "the landing page has no headline with the decode share and the step time"

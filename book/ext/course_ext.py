@@ -1,8 +1,9 @@
 """Sphinx extension for the course: twin links between editions, and numbers per chapter.
 
 The English site is built into site/en and the Chinese one into site/zh, with the same page
-names except for /en/ <-> /zh/. Each page gets ``twin_url`` (a relative link to the same page
-in the other edition) and ``twin_label`` for the template book/_templates/twin-link.html.
+names (06_performance, glossary: book/tools/course.py ``page_name``). Each page gets ``twin_url``
+(a relative link to the same page in the other edition) and ``twin_label`` for the template
+book/_templates/twin-link.html.
 """
 import posixpath
 import re
@@ -21,32 +22,24 @@ IPYNB_TITLE = {"en": "Download this chapter as a Jupyter notebook, with its outp
                "zh": "下载本章的 Jupyter notebook（含运行结果）"}
 
 
-def twin_pagename(pagename, lang_from, lang_to):
-    """'notebooks/en/00_overview' -> 'notebooks/zh/00_overview'."""
-    parts = pagename.split("/")
-    return "/".join(lang_to if p == lang_from else p for p in parts)
-
-
 def add_twin_link(app, pagename, templatename, context, doctree):
     lang = app.config.language
     if lang not in TWIN:
         return
     other, label = TWIN[lang]
     here = "en" if lang == "en" else "zh"
-    target = twin_pagename(pagename, here, other)
     depth = pagename.count("/") + 1          # up to this edition's root, then one more
-    context["twin_url"] = posixpath.join(*([".."] * depth), other, target + ".html")
+    context["twin_url"] = posixpath.join(*([".."] * depth), other, pagename + ".html")   # the same name
     context["twin_label"] = label
     context["twin_lang"] = "zh-CN" if other == "zh" else "en"
     context["downloads_url"] = posixpath.join(*([".."] * depth), "downloads")   # the PDF and EPUB of each edition
     context["edition"] = here
     context["download_name"] = f"{course.NAME}-{here}"            # NAME-<lang>.pdf and .epub
-    if pagename.startswith("notebooks/"):          # a chapter: its executed notebook lies beside it
+    if course.is_chapter(pagename):               # a chapter: its executed notebook lies beside it
         context["ipynb_url"] = pagename.rsplit("/", 1)[-1] + ".ipynb"
         context["ipynb_title"] = IPYNB_TITLE[here]
-        m = re.match(r"notebooks/(en|zh)/(\d+_[\w-]+)$", pagename)
-        if m and app.builder.name == "html" and lite.has_live(app.env.doc2path(pagename)):
-            context["live_url"] = posixpath.join(*([".."] * depth), lite.lite_url(here, m.group(2)))
+        if app.builder.name == "html" and lite.has_live(app.env.doc2path(pagename)):
+            context["live_url"] = posixpath.join(*([".."] * depth), lite.lite_url(here, pagename))
             context["live_label"], context["live_title"] = LIVE_BUTTON[here]
 
 
@@ -54,7 +47,7 @@ def add_twin_link(app, pagename, templatename, context, doctree):
 # "Eq. (3.1)": the chapter's number is the NN of its file name. Sphinx would count them across the
 # whole book ("displaymath" is the equations' type when math_numfig is on).
 PER_CHAPTER = ("figure", "table", "exercise", "displaymath")
-CHAPTER = re.compile(r"notebooks/(?:en|zh)/(\d+)_")
+CHAPTER = course.CHAPTER_PAGE                 # 06_performance: chapter 6
 
 
 def number_per_chapter(app, env):
@@ -147,22 +140,71 @@ LIVE_REVIEW = {
 }
 
 
+# Where the box's widget runs, said only where it is true: on the website (a static page, with a
+# Live button and a download) and in the e-book (no Python at all). The readable notebook and the
+# live chapter leave this paragraph out (class course-live: book/ext/reader_notebook.py), so the
+# box there says only what the cell below does, which is what a reader running it needs.
+WHERE_IT_RUNS = {
+    ("html", "en", "sliders"): ("This page is static, with no Python behind it, so the sliders run elsewhere: live in "
+                                "your browser (the ▶ Live button at the top of the page, or the link at the end of "
+                                "this box), or in your own Jupyter after downloading this chapter with the .ipynb "
+                                "button at the top of the page (see ", "how to run it", ")."),
+    ("html", "en", "checker"): ("This page is static, with no Python behind it, so the answer checker runs elsewhere: "
+                                "live in your browser (the ▶ Live button at the top of the page, or the link at the "
+                                "end of this box), with your score kept there, or in your own Jupyter after "
+                                "downloading this chapter with the .ipynb button at the top of the page (see ",
+                                "how to run it", ")."),
+    ("epub", "en", "sliders"): ("An e-book runs no Python, so the sliders run elsewhere: on the course's website, live "
+                                "in your browser, or in your own Jupyter after downloading this chapter's notebook "
+                                "there (see ", "how to run it", ")."),
+    ("epub", "en", "checker"): ("An e-book runs no Python, so the answer checker runs elsewhere: on the course's "
+                                "website, live in your browser, or in your own Jupyter after downloading this "
+                                "chapter's notebook there (see ", "how to run it", ")."),
+    ("html", "zh", "sliders"): ("本页是静态网页，背后没有 Python，所以滑块要在别处运行：直接在浏览器里运行（点页面顶部的"
+                                "“▶ 在线运行”按钮，或本框末尾的链接），或者用页面顶部的 .ipynb 按钮下载本章，在你自己的 "
+                                "Jupyter 里运行（见", "运行说明", "）。"),
+    ("html", "zh", "checker"): ("本页是静态网页，背后没有 Python，所以答案检查器要在别处运行：直接在浏览器里运行（点页面"
+                                "顶部的“▶ 在线运行”按钮，或本框末尾的链接），得分就保存在浏览器里；或者用页面顶部的 "
+                                ".ipynb 按钮下载本章，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
+    ("epub", "zh", "sliders"): ("电子书里不能运行 Python，所以滑块要在别处运行：到课程网站上直接在浏览器里运行，或者从网站"
+                                "下载本章的 notebook，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
+    ("epub", "zh", "checker"): ("电子书里不能运行 Python，所以答案检查器要在别处运行：到课程网站上直接在浏览器里运行，或者"
+                                "从网站下载本章的 notebook，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
+}
+HOW_TO_RUN = "run-it-yourself"               # the page WHERE_IT_RUNS links (book/<lang>/run-it-yourself.md)
+
+
 def add_live_link(app, doctree, docname):
+    """The "Explore the assumptions" box (class local-only) of a chapter: first, where its widget
+    runs (WHERE_IT_RUNS, on the website and in the e-book); last, on the website, the link to the
+    chapter's live notebook (LIVE, or LIVE_REVIEW for the review's answer checker)."""
     from docutils import nodes
 
-    m = re.match(r"notebooks/(en|zh)/(\d+_[\w-]+)$", docname)
-    if app.builder.name != "html" or not m or not lite.has_live(app.env.doc2path(docname)):
+    builder = "html" if app.builder.name == "html" else "epub" if app.builder.name == "epub" else None
+    if builder is None or not course.is_chapter(docname):
         return
-    lang, chapter = m.groups()
-    words = LIVE_REVIEW if lite.has_quiz(app.env.doc2path(docname)) else LIVE   # the review: its answer checker
-    lead, text, middle, command, tail = words[lang]
-    url = posixpath.join(*([".."] * (docname.count("/") + 1)), lite.lite_url(lang, chapter))
-    for box in doctree.findall(nodes.admonition):
-        if "local-only" not in box["classes"]:
-            continue
-        link = nodes.reference("", text, refuri=url, classes=["course-live-link"])
-        box += nodes.paragraph("", "", nodes.strong("", lead), link, nodes.Text(middle),
-                               nodes.literal("", command), nodes.Text(tail), classes=["course-live"])
+    boxes = [box for box in doctree.findall(nodes.admonition) if "local-only" in box["classes"]]
+    if not boxes:
+        return
+    lang = "zh" if str(app.config.language).startswith("zh") else "en"
+    quiz = lite.has_quiz(app.env.doc2path(docname))
+    live = builder == "html" and lite.has_live(app.env.doc2path(docname))
+    if builder == "html" and not live:
+        raise ValueError(f"{docname}: a box of class local-only, but no widget cell that the live page could run "
+                         "(book/tools/lite.py has_live): the box would promise a Live button the page does not have")
+    before, text, after = WHERE_IT_RUNS[(builder, lang, "checker" if quiz else "sliders")]
+    url = posixpath.join(*([".."] * (docname.count("/") + 1)), lite.lite_url(lang, docname))
+    for box in boxes:
+        how = (nodes.reference("", text, internal=True, refuri=app.builder.get_relative_uri(docname, HOW_TO_RUN))
+               if HOW_TO_RUN in app.env.all_docs else nodes.Text(text))
+        where = nodes.paragraph("", "", nodes.Text(before), how, nodes.Text(after), classes=["course-live"])
+        first = next((i for i, child in enumerate(box.children) if not isinstance(child, nodes.title)), len(box.children))
+        box.insert(first, where)
+        if live:
+            lead, link_text, middle, command, tail = (LIVE_REVIEW if quiz else LIVE)[lang]
+            link = nodes.reference("", link_text, refuri=url, classes=["course-live-link"])
+            box += nodes.paragraph("", "", nodes.strong("", lead), link, nodes.Text(middle),
+                                   nodes.literal("", command), nodes.Text(tail), classes=["course-live"])
 
 
 # The reference list's labels in the form the text cites them, [Williams et al., 2009]: the text

@@ -100,7 +100,7 @@ def link_first_uses(doctree: nodes.document, patterns, target_uri) -> list[str]:
 
 
 def _on_doctree_resolved(app, doctree, docname):
-    if not docname.startswith("notebooks/"):
+    if not re.match(r"^\d+_[\w-]+$", docname):     # a chapter (06_performance), not the glossary itself
         return
     lang = "zh" if str(app.config.language).startswith("zh") else "en"
     std = app.env.get_domain("std")

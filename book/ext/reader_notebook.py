@@ -45,6 +45,7 @@ ADMONITION_TITLES = {
            "caution": "小心", "attention": "注意", "danger": "危险", "error": "错误",
            "seealso": "另请参阅", "solution": "解答"},
 }
+CHAPTER_PAGE = re.compile(r"^\d+_[\w-]+$")    # a chapter's page name, 06_performance (book/tools/course.py)
 CHAPTER_LINK = re.compile(r"^(?:[\w./-]*/)?(\d\d_[\w-]+)\.html(?:#.*)?$")
 
 
@@ -590,7 +591,7 @@ def convert(doctree: nodes.document, executed: dict, glue: dict[str, Any], *, do
 
 def write_reader_notebook(app, doctree, docname):
     """``doctree-resolved``: write the readable notebook of a chapter page (HTML builds only)."""
-    if app.builder.name != "html" or not docname.startswith("notebooks/"):
+    if app.builder.name != "html" or not CHAPTER_PAGE.match(docname):   # 06_performance, not glossary
         return
     import nbformat
 

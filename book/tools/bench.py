@@ -20,7 +20,7 @@ from pathlib import Path
 import jupytext
 from nbclient import NotebookClient
 
-from course import ROOT  # book/tools
+from course import ROOT, is_chapter  # book/tools
 
 sys.path.insert(0, str(ROOT / "tests"))   # site_server, live_browser: the browser helpers of the tests
 PY = sys.executable
@@ -90,7 +90,7 @@ def page_weights(site=None):
                 rows.append((page_path, weight))
         browser.close()
     for page_path, w in rows:
-        chapter = "/notebooks/" in page_path
+        chapter = is_chapter(Path(page_path).stem)
         flag = "  over target" if chapter and w["bytes"] > CHAPTER_MAX_B else ""
         top = ", ".join(f"{name} {size / 1e3:.0f} kB" for name, size in w["top"])
         whole = w["whole"]

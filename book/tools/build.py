@@ -25,6 +25,7 @@ widget cell as a JupyterLite notebook that runs in the browser (Pyodide), from f
 vendored; the build stops with a message naming what is missing if they are not there.
 """
 import argparse
+import posixpath
 import re
 import shutil
 import subprocess
@@ -42,7 +43,8 @@ import lite  # the live pages, JupyterLite
 import mathml  # formulas as MathML at build time
 import pdf  # the PDF of each edition
 import slim  # the theme's style sheets and icon fonts, trimmed to what the pages use
-from course import BUILD, EDITIONS, ROOT, SITE, TOC, edition_config, sphinx_env  # the shared configuration
+from course import (BUILD, EDITIONS, ROOT, SITE, TOC, edition_config, edition_source,  # the shared configuration
+                    page_name, site_toc, source_file, sphinx_env, toc_docs)
 
 
 VENDOR_FILES = ("book/_static/vendor/require.min.js", "book/_static/vendor/embed-amd.js",
@@ -67,8 +69,9 @@ def build_edition(lang, strict, verbose=False):
     BUILD.mkdir(exist_ok=True)
     cfg_path, toc_path = BUILD / f"{lang}.config.yml", BUILD / f"{lang}.toc.yml"
     cfg_path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    toc_path.write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", str(out),
+    toc_path.write_text(yaml.safe_dump(site_toc(toc), allow_unicode=True, sort_keys=False), encoding="utf-8")
+    source = edition_source(lang, toc)          # one link per page: the site's addresses (course.py)
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source), "--path-output", str(out),
            "--config", str(cfg_path), "--toc", str(toc_path), "-W", "--keep-going"]
     failed_marker = BUILD / f"{lang}.failed"
     if strict:
@@ -113,7 +116,33 @@ def build_edition(lang, strict, verbose=False):
     for path in (ROOT / "book" / "_static").glob("*.*"):
         shutil.copy(path, target / "_static" / path.name)
     print(f"[build] {lang}: {slim.slim(target)}", flush=True)   # the theme's unused rules and icons out
+    write_redirects(target, lang, toc)
     return []
+
+
+REDIRECT = """<!DOCTYPE html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="robots" content="noindex"><link rel="canonical" href="{url}">
+<meta http-equiv="refresh" content="0; url={url}">
+<script>location.replace("{url}" + location.hash)</script>
+</head><body><p><a href="{url}">{title}</a></p></body></html>
+"""
+MOVED = {"en": "This page has moved", "zh": "本页已移到新地址"}
+
+
+def write_redirects(site_dir, lang, toc):
+    """The addresses the site had before each edition was built from its own source folder
+    (course.edition_source): en/notebooks/en/06_performance.html, en/book/en/glossary.html. Each
+    becomes a page that sends the reader to the page's address now (en/06_performance.html), with
+    the #section of the link kept, so links and bookmarks given out before still work."""
+    for doc in toc_docs(toc):
+        if "/" not in doc:
+            continue
+        old = site_dir / f"{doc}.html"
+        url = posixpath.relpath(f"{page_name(doc)}.html", posixpath.dirname(doc))
+        old.parent.mkdir(parents=True, exist_ok=True)
+        old.write_text(REDIRECT.format(lang="zh-CN" if lang == "zh" else "en", url=url, title=MOVED[lang]),
+                       encoding="utf-8")
 
 
 # --- what went wrong, named by page, line of the .md source, and exception ------------------------
@@ -219,8 +248,8 @@ def crash_problems(lang, log):
             m = PROGRESS.match(before.strip())
             if m:
                 docname = m.group(1)
-                page = next((_relative(ROOT / (docname + ext)) for ext in (".md", ".ipynb", ".rst")
-                             if (ROOT / (docname + ext)).exists()), docname)
+                found = [f for f in (source_file(lang, docname), ROOT / f"{docname}.md") if f.exists()]
+                page = _relative(found[0]) if found else docname
                 break
         exception = next((t.strip() for t in lines[i + 1:] if t and not t.startswith(" ")), "unknown error")
         what = re.sub(r"^[\w.]+\.(?=\w+(Error|Exception)\b)", "", exception)   # nbclient.exceptions.X -> X
@@ -242,7 +271,7 @@ def log_problems(lang, log, html_dir):
         if kind == "mystnb.exec":
             if msg.startswith("Executing notebook failed") and page not in failed_pages:
                 failed_pages.add(page)
-                docname = re.sub(r"\.(md|ipynb)$", "", page)
+                docname = page_name(re.sub(r"\.(md|ipynb)$", "", page))   # the page's name in the build
                 report = Path(html_dir) / "reports" / (docname + ".err.log")
                 text = report.read_text(encoding="utf-8") if report.exists() else msg
                 problems.append(execution_problem(lang, page, text))
@@ -308,7 +337,7 @@ def copy_notebook_downloads():
     download; the same files as the zip's (bundle.reader_notebooks)."""
     for lang in EDITIONS:
         for nb in bundle.reader_notebooks(BUILD, lang):
-            target = SITE / lang / "notebooks" / lang / nb.name
+            target = SITE / lang / nb.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(nb, target)
 

@@ -14,12 +14,13 @@ import sys
 import zipfile
 from pathlib import Path
 
-from course import EDITIONS, NAME, ROOT  # book/tools
+from course import EDITIONS, NAME, ROOT, is_chapter  # book/tools
 
 
 def executed_notebooks(build_dir: Path, lang: str) -> list[Path]:
     """The executed .ipynb of one edition's build (Jupyter Book writes them to jupyter_execute/)."""
-    return sorted((build_dir / lang / "_build" / "jupyter_execute" / "notebooks" / lang).glob("*.ipynb"))
+    return sorted(p for p in (build_dir / lang / "_build" / "jupyter_execute").glob("*.ipynb")
+                  if is_chapter(p.stem))
 
 
 def reader_notebooks(build_dir: Path, lang: str) -> list[Path]:
@@ -27,7 +28,7 @@ def reader_notebooks(build_dir: Path, lang: str) -> list[Path]:
     writes them beside jupyter_execute/). Fails, naming the chapters, if one is missing: the
     downloads never fall back to the MyST of the executed notebook."""
     executed = executed_notebooks(build_dir, lang)
-    folder = build_dir / lang / "_build" / "reader" / "notebooks" / lang
+    folder = build_dir / lang / "_build" / "reader"
     missing = [nb.name for nb in executed if not (folder / nb.name).is_file()]
     if missing:
         raise SystemExit(f"bundle: no readable notebook of {', '.join(missing)} ({lang!r} edition) under {folder}: "

@@ -11,6 +11,7 @@ and the labels of figures and widgets cannot disagree on them.
 import copy
 import hashlib
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -48,8 +49,75 @@ def merge(base, extra):
     return out
 
 
+# A page's address on the site is its file's name, with the edition once: en/06_performance.html,
+# zh/glossary.html (not en/notebooks/en/06_performance.html). Sphinx names a page by its path
+# under the source folder, so each edition is built from a folder of its own, SOURCE/<lang>, that
+# holds one link per page of the table of contents, named ``page_name`` of its file
+# (``edition_source``); the files stay where they are, notebooks/<lang>/ and book/<lang>/.
+SOURCE = BUILD / "src"
+CHAPTER_PAGE = re.compile(r"^(?P<number>\d+)_[\w-]+$")     # 06_performance: a chapter (a notebook)
+
+
+def page_name(doc):
+    """'notebooks/en/06_performance' -> '06_performance', 'book/zh/glossary' -> 'glossary': a page's
+    name on the site (its Sphinx docname), from its file's path in the table of contents."""
+    return doc.rsplit("/", 1)[-1]
+
+
+def is_chapter(pagename):
+    """True for a chapter's page name ('06_performance'), not the home page, glossary or a how-to."""
+    return bool(CHAPTER_PAGE.match(pagename))
+
+
+def chapter_pages(lang, site=None):
+    """The built chapter pages of one edition, in order: SITE/<lang>/NN_name.html."""
+    return sorted(p for p in Path(site or SITE, lang).glob("*.html") if is_chapter(p.stem))
+
+
+def source_file(lang, pagename):
+    """The .md file of page ``pagename`` of edition ``lang`` (through the edition's source folder)."""
+    return (SOURCE / lang / f"{pagename}.md").resolve()
+
+
+def edition_source(lang, toc):
+    """The source folder of one edition's build: SOURCE/<lang>/<page_name>.md, a link to each file
+    of ``toc`` (the edition's table of contents, with repository paths). Returns the folder; fails,
+    naming them, if two files of the table would get the same name on the site."""
+    docs = toc_docs(toc)
+    names: dict = {}
+    for doc in docs:
+        names.setdefault(page_name(doc), []).append(doc)
+    clash = {name: files for name, files in names.items() if len(files) > 1}
+    if clash:
+        raise SystemExit(f"two pages of the table of contents would have the same address: {clash}")
+    folder = SOURCE / lang
+    if folder.exists():
+        for old in folder.iterdir():
+            old.unlink() if old.is_symlink() or old.is_file() else None
+    folder.mkdir(parents=True, exist_ok=True)
+    for doc in docs:
+        target = ROOT / f"{doc}.md"
+        if not target.is_file():
+            raise SystemExit(f"the table of contents lists {doc}, but {target} does not exist")
+        (folder / f"{page_name(doc)}.md").symlink_to(target)
+    # the files a page includes ({literalinclude} /infra_lib/data/examples/...: from the top)
+    (folder / "infra_lib").symlink_to(ROOT / "infra_lib")
+    return folder
+
+
+def site_toc(toc):
+    """``toc`` with each file named as its page on the site (``page_name``)."""
+    out = copy.deepcopy(toc)
+    out["root"] = page_name(out["root"])
+    for part in out.get("parts", []):
+        for chapter in part["chapters"]:
+            chapter["file"] = page_name(chapter["file"])
+    return out
+
+
 def edition_config(lang):
-    """The Jupyter Book config and toc of one edition, as dicts."""
+    """The Jupyter Book config and toc of one edition, as dicts. The toc names files by their
+    repository paths (notebooks/zh/06_performance); ``site_toc`` gives the names of the build."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
     if lang == "zh":
@@ -62,6 +130,16 @@ def edition_config(lang):
     config["execute"]["cache"] = str(BUILD / "cache" / lang / library_fingerprint())   # one per edition: they build at once
     config["sphinx"]["local_extensions"] = {
         name: str(ROOT / path) for name, path in config["sphinx"]["local_extensions"].items()}
+    # the build's source folder is SOURCE/<lang>: the config's paths, written from the top of the
+    # repository, as absolute ones
+    sphinx = config["sphinx"]["config"]
+    for key in ("html_static_path", "templates_path"):
+        sphinx[key] = [str(ROOT / p) for p in sphinx[key]]
+    sphinx["html_favicon"] = str(ROOT / sphinx["html_favicon"])
+    config["bibtex_bibfiles"] = [str(ROOT / p) for p in config["bibtex_bibfiles"]]
+    search = sphinx.get("html_search_options") or {}
+    if "dict" in search:                      # jieba's terms (the Chinese edition)
+        search["dict"] = str(ROOT / search["dict"])
     return config, toc
 
 

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import yaml
 
-from course import BUILD, EDITIONS, NAME, ROOT, SITE, edition_config, sphinx_env, toc_docs  # book/tools
+from course import (BUILD, EDITIONS, NAME, ROOT, SITE, edition_config, edition_source, site_toc,  # book/tools
+                    sphinx_env, toc_docs)
 from mathml import MATH, tex_to_mathml  # book/tools/mathml.py: the same converter as the site
 
 LANG_TAG = {"en": "en", "zh": "zh-CN"}
@@ -70,8 +71,9 @@ def sphinx_epub(lang):
     shutil.rmtree(out, ignore_errors=True)      # Sphinx would keep the pages of chapters since removed
     cfg, toc_path = BUILD / f"epub-{lang}.config.yml", BUILD / f"epub-{lang}.toc.yml"
     cfg.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    source, toc = edition_source(lang, toc), site_toc(toc)     # the pages named as on the site (course.py)
     toc_path.write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", str(out),
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source), "--path-output", str(out),
            "--config", str(cfg), "--toc", str(toc_path), "--builder", "custom", "--custom-builder", "epub"]
     env = sphinx_env(lang)
     log = BUILD / f"epub-{lang}.log"
@@ -127,7 +129,7 @@ def repair(raw, target, lang, toc):
     with zipfile.ZipFile(raw) as z:
         # MathJax is replaced by MathML; myst-nb's stylesheet uses CSS nesting, which EPUB readers reject
         files = {n: z.read(n) for n in z.namelist() if not n.startswith(("_static/vendor/", "_static/mystnb."))}
-    root_dir = posixpath.dirname(toc["root"])                 # book/en: where the toc's links start
+    root_dir = posixpath.dirname(toc["root"])                 # where the toc's links start (the top)
     order = [d + ".xhtml" for d in toc_docs(toc)]
     pages = [n for n in files if n.endswith(".xhtml")]
     formulas, with_math = 0, set()

@@ -5,7 +5,7 @@
 Called by build.py after the editions are built. ``book/landing.html`` holds the page's frame; this
 fills in, in both languages, the chapters in the order of ``_toc.yml`` (each title read from its
 page's first heading, each linked to its page in its edition) and the headline of the hand-worked
-request, whose numbers are the overview's own glued values (``jupyter_execute/.../00_overview.glue.json``
+request, whose numbers are the overview's own glued values (``jupyter_execute/00_overview.glue.json``
 of the English build), so the landing page cannot print a number the overview does not.
 """
 import html
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from course import BUILD, EDITIONS, ROOT, SITE, TOC  # book/tools
+from course import BUILD, EDITIONS, ROOT, SITE, TOC, page_name  # book/tools
 
 TEMPLATE = ROOT / "book" / "landing.html"
 HEADLINE_KEYS = ("ov_decode_share", "ov_weight_gb", "ov_floor_ms")
@@ -48,7 +48,7 @@ def title_of(file: str, lang: str, root: Path = ROOT) -> str:
 
 def headline_values(build_dir: Path = BUILD) -> dict[str, float]:
     """The overview's glued headline numbers, from the English build's glue data."""
-    path = build_dir / "en" / "_build" / "jupyter_execute" / "notebooks" / "en" / "00_overview.glue.json"
+    path = build_dir / "en" / "_build" / "jupyter_execute" / "00_overview.glue.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -70,7 +70,7 @@ def edition_map(lang: str, values: dict[str, float], toc_path: Path = TOC, headl
         out.append(f"<h2>{html.escape(heading)}</h2>")
         out.append("<ol start=\"0\">" if files and files[0].endswith("00_overview") else "<ul>")
         for f in files:
-            href = f"{lang}/{f.replace('/en/', f'/{lang}/')}.html"
+            href = f"{lang}/{page_name(f)}.html"
             out.append(f'<li><a href="{html.escape(href)}">{html.escape(title_of(f, lang))}</a></li>')
         out.append("</ol>" if files and files[0].endswith("00_overview") else "</ul>")
     out.append("</section>")

@@ -474,8 +474,8 @@ def chapter_notebook(md_path, lang, build_dir):
     import nbformat
 
     stem = md_path.stem
-    reader = build_dir / lang / "_build" / "reader" / "notebooks" / lang / f"{stem}.ipynb"
-    glue_file = build_dir / lang / "_build" / "jupyter_execute" / "notebooks" / lang / f"{stem}.glue.json"
+    reader = build_dir / lang / "_build" / "reader" / f"{stem}.ipynb"
+    glue_file = build_dir / lang / "_build" / "jupyter_execute" / f"{stem}.glue.json"
     for path in (reader, glue_file):
         if not path.is_file():
             raise SystemExit(f"[lite] the live chapter {lang}/{stem} needs {path}, which the build of the "

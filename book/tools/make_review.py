@@ -138,7 +138,7 @@ Each question links to the section it tests. On this website the worked solution
 ```{admonition} The answer checker: live in your browser, or in your own Jupyter
 :class: local-only
 
-This page is static, so the answer checker runs elsewhere: live in your browser (the link at the end of this box), with your score kept there, or in your own Jupyter after downloading this chapter with the download button at the top of the page (see {doc}`how to run it <../../book/en/run-it-yourself>`).
+The answer checkers need Python running: in Jupyter, or on the live page, run all cells, and each question gets its checker below it.
 ```
 """,
     "zh": """(rv-start)=
@@ -153,7 +153,7 @@ This page is static, so the answer checker runs elsewhere: live in your browser 
 ```{admonition} 检查答案：在浏览器里直接运行，或在你自己的 Jupyter 里运行
 :class: local-only
 
-本页是静态的，答案检查器要在别处运行：可以在浏览器里直接运行（见本框末尾的链接），得分就保存在浏览器里；也可以用页面顶部的下载按钮下载本章，在你自己的 Jupyter 里运行（见{doc}`运行方法 <../../book/zh/run-it-yourself>`）。
+答案检查器要有 Python 在运行才能用：在 Jupyter 里或在线页面上运行全部单元格，每道题下面就会出现它的检查器。
 ```
 """,
 }

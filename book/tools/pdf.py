@@ -24,7 +24,7 @@ import re
 import threading
 import unicodedata
 
-from course import EDITIONS, NAME, SITE, edition_config, toc_docs  # book/tools
+from course import EDITIONS, NAME, SITE, edition_config, site_toc, toc_docs  # book/tools
 
 CHROMIUM = "/usr/bin/chromium"
 NOTE = {"en": "Interactive in Jupyter: download this chapter's notebook from the website to move the sliders.",
@@ -178,7 +178,7 @@ def pdf_path(lang):
 
 def page_names(lang):
     _, toc = edition_config(lang)
-    return toc_docs(toc)
+    return toc_docs(site_toc(toc))
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
