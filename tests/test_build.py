@@ -408,3 +408,38 @@ def test_no_theme_download_menu(strict_build, lang):
         html = page.read_text(encoding="utf-8")
         assert "dropdown-download-buttons" not in html and "window.print()" not in html, page.name
         assert re.search(r'class="btn btn-sm course-ipynb-link" href="[^"]+\.ipynb" download', html), page.name
+
+
+def test_each_edition_is_built_from_links_named_for_its_pages(tmp_path, monkeypatch):
+    """course.edition_source: one link per page of the table, named for the page (its address on
+    the site), to the file in the repository; a page dropped from the table loses its link; two
+    files with one name, or a file that does not exist, stop the build with a message naming them."""
+    root = tmp_path / "repo"
+    for rel in ("book/en/index.md", "notebooks/en/06_x.md", "notebooks/en/07_y.md", "infra_lib/a.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# t\n", encoding="utf-8")
+    monkeypatch.setattr(course, "ROOT", root)
+    monkeypatch.setattr(course, "SOURCE", tmp_path / "src")
+    toc = {"root": "book/en/index", "parts": [{"chapters": [{"file": "notebooks/en/06_x"}, {"file": "notebooks/en/07_y"}]}]}
+    folder = course.edition_source("en", toc)
+    assert sorted(p.name for p in folder.iterdir()) == ["06_x.md", "07_y.md", "index.md", "infra_lib"]
+    assert (folder / "06_x.md").resolve() == root / "notebooks/en/06_x.md"
+    assert course.site_toc(toc) == {"root": "index", "parts": [{"chapters": [{"file": "06_x"}, {"file": "07_y"}]}]}
+    toc["parts"][0]["chapters"].pop()                        # 07_y leaves the table
+    assert sorted(p.name for p in course.edition_source("en", toc).iterdir()) == ["06_x.md", "index.md", "infra_lib"]
+    with pytest.raises(SystemExit, match="same address.*06_x"):
+        course.edition_source("en", {"root": "book/en/index", "parts": [{"chapters": [
+            {"file": "notebooks/en/06_x"}, {"file": "book/en/06_x"}]}]})
+    with pytest.raises(SystemExit, match="notebooks/en/08_z.md, which does not exist"):
+        course.edition_source("en", {"root": "book/en/index", "parts": [{"chapters": [{"file": "notebooks/en/08_z"}]}]})
+
+
+@pytest.mark.build
+def test_the_chinese_edition_reads_its_interface_words_in_chinese(strict_build):
+    """The theme's and Sphinx's words that the packages leave in English come from the course's own
+    catalogue (book/locale/zh_CN, locale_dirs in book/zh/config-overrides.yml): lost once already,
+    when the edition began to build from its own folder and the relative path pointed nowhere."""
+    assert strict_build.returncode == 0, strict_build.summary()
+    for page in course.chapter_pages("zh"):
+        html = page.read_text(encoding="utf-8")
+        assert "链接到本节" in html and "Link to this heading" not in html, page.name

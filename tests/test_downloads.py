@@ -138,14 +138,13 @@ FOLIATE = ROOT / "book" / "node_modules" / "foliate-js"     # the Foliate e-read
 
 
 @pytest.mark.parametrize("lang", EDITIONS)
-def test_the_epub_opens_in_an_e_reader_with_its_title_author_and_chapters(strict_build, lang, tmp_path):
+def test_the_epub_opens_in_an_e_reader_with_its_title_author_and_chapters(strict_build, browser, lang, tmp_path):
     """EPUBCheck says the file is valid; this opens it as a reader would, in foliate-js (the engine of
     the Foliate e-reader, its own demo viewer reader.html) in Chromium with every request outside
     127.0.0.1 blocked: the side bar shows the edition's title and author, and the contents list the
     book's pages in order, each under its printed title."""
     import shutil
-    from playwright.sync_api import sync_playwright
-    from site_server import SiteServer, launch_chromium
+    from site_server import SiteServer
     import epub as epub_tool                                  # book/tools/epub.py
     assert strict_build.returncode == 0, strict_build.summary()
     assert (FOLIATE / "reader.html").is_file(), f"no {FOLIATE}: run `make setup` (book/package.json)"
@@ -156,8 +155,7 @@ def test_the_epub_opens_in_an_e_reader_with_its_title_author_and_chapters(strict
         config.update(yaml.safe_load((ROOT / f"book/{lang}/config-overrides.yml").read_text(encoding="utf-8")))
     want_author = epub_tool.AUTHOR[lang] or config["author"]
     want_titles = [title((SITE / lang / f"{page}.html").read_text(encoding="utf-8")) for page in pages(lang)]
-    with SiteServer(tmp_path) as server, sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with SiteServer(tmp_path) as server:
         context = browser.new_context(viewport={"width": 1000, "height": 760})
         outside, errors = [], []
         context.route(lambda url: not server.is_local(url),
@@ -174,7 +172,7 @@ def test_the_epub_opens_in_an_e_reader_with_its_title_author_and_chapters(strict
         shown_author = page.inner_text("#side-bar-author").strip()
         contents = page.eval_on_selector_all("#toc-view [role=tree] > li > [role=treeitem]",
                                              "els => els.map(e => e.textContent.trim())")
-        browser.close()
+        context.close()
     assert shown_title == config["title"], shown_title
     assert shown_author == want_author, shown_author
     assert [" ".join(t.split()) for t in contents] == [" ".join(t.split()) for t in want_titles], contents

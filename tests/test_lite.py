@@ -227,11 +227,14 @@ def test_explore_box_links_to_the_live_notebook(strict_build, lang):
         assert squash("make serve") in text and "HTTP" in text, page
 
 
-def _box_paragraphs(html):
-    """The paragraphs of each box of class local-only of a page (or an EPUB chapter), as text."""
-    boxes = re.findall(r'<div class="[^"]*\blocal-only\b[^"]*">(.*?)</div>', html, re.S)
-    return [[squash(text_of(p)) for p in re.findall(r"<p\b(?![^>]*admonition-title)[^>]*>.*?</p>", box, re.S)]
-            for box in boxes]
+def _local_only_boxes(html):
+    """The inside of each box of class local-only of a page (or an EPUB chapter)."""
+    return re.findall(r'<div class="[^"]*\blocal-only\b[^"]*">(.*?)</div>', html, re.S)
+
+
+def _paragraphs(box):
+    """The paragraphs of a box, as text without spaces (its title left out)."""
+    return [squash(text_of(p)) for p in re.findall(r"<p\b(?![^>]*admonition-title)[^>]*>.*?</p>", box, re.S)]
 
 
 @pytest.mark.build
@@ -246,17 +249,19 @@ def test_explore_box_says_where_its_widget_runs_only_where_that_is_true(strict_b
     assert strict_build.returncode == 0, "the build failed:\n" + strict_build.summary()
     with zipfile.ZipFile(SITE / "downloads" / f"{NAME}-{lang}.epub") as z:
         epub = {Path(n).stem: z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".xhtml")}
-    for chapter in LIVE:
-        kind = "checker" if lite.has_quiz(ROOT / "notebooks" / "en" / f"{chapter}.md") else "sliders"
+    with_box = [c for c in lite.chapters(TOC) if "local-only" in (ROOT / "notebooks" / "en" / f"{c}.md").read_text(encoding="utf-8")]
+    kinds = {c: "checker" if lite.has_quiz(ROOT / "notebooks" / "en" / f"{c}.md") else "sliders" for c in with_box}
+    assert "sliders" in kinds.values() and "checker" in kinds.values(), kinds   # the chapters' and the review's
+    for chapter in with_box:
         for builder, html in (("html", (SITE / lang / f"{chapter}.html").read_text(encoding="utf-8")),
                               ("epub", epub[chapter])):
-            before, text, after = course_ext.WHERE_IT_RUNS[(builder, lang, kind)]
-            boxes = _box_paragraphs(html)
+            before, text, after = course_ext.WHERE_IT_RUNS[(builder, lang, kinds[chapter])]
+            boxes = _local_only_boxes(html)
             assert boxes, (builder, chapter, "no box of class local-only")
-            for paragraphs in boxes:
-                assert paragraphs[0] == squash(before + text + after), (builder, chapter, paragraphs[0][:200])
-            link = re.search(r'<a class="reference internal" href="(run-it-yourself\.x?html)">', html)
-            assert link, (builder, chapter, "no link to how to run it")
+            for box in boxes:
+                assert _paragraphs(box)[0] == squash(before + text + after), (builder, chapter, _paragraphs(box)[0][:200])
+                link = re.search(r'<a class="reference internal" href="(run-it-yourself\.x?html)">', box)
+                assert link, (builder, chapter, "the box does not link how to run it")
         for notebook in (SITE / lang / f"{chapter}.ipynb", SITE / "lite" / "files" / lang / f"{chapter}.ipynb"):
             text = squash("".join(c.source for c in nbformat.read(notebook, as_version=4).cells
                                   if c.cell_type == "markdown"))

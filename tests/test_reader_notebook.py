@@ -89,7 +89,7 @@ def small_page():
 
 def converted():
     doc, executed, glue = small_page()
-    return reader_notebook.convert(doc, executed, glue, docname="notebooks/en/06_x", lang="en",
+    return reader_notebook.convert(doc, executed, glue, docname="06_x", lang="en",
                                    fignumbers={"figure": {"fig-x": (6, 2)}, "displaymath": {"equation-eq-x": (6, 3)}},
                                    numfig_format={"figure": "Fig. %s"})
 
@@ -130,7 +130,7 @@ def test_a_glued_figure_is_an_image_output_of_the_cell_that_glued_it():
 def test_a_figure_no_cell_glued_is_an_attachment():
     doc, executed, glue = small_page()
     executed["cells"][1]["source"] = "pass"
-    nb = reader_notebook.convert(doc, executed, glue, docname="notebooks/en/06_x", lang="en",
+    nb = reader_notebook.convert(doc, executed, glue, docname="06_x", lang="en",
                                  fignumbers={}, numfig_format={})
     nbformat.validate(nb)
     with_image = [c for c in nb.cells if c.cell_type == "markdown" and "attachment:" in c.source]
@@ -156,7 +156,7 @@ def test_an_amsmath_environment_keeps_the_pages_number_and_reads_in_every_front_
     tex = "\\begin{align}\na &= 1 \\\\\nb &= 2\n\\end{align}"
     doc += nodes.math_block(tex, tex, ids=["equation-eq-y"], label="eq-y", number=4, nowrap=True)
     doc += nodes.math_block("\\begin{gather*}c\\end{gather*}", "\\begin{gather*}c\\end{gather*}", nowrap=True)
-    nb = reader_notebook.convert(doc, {"cells": [], "metadata": {}}, {}, docname="notebooks/en/07_x", lang="en",
+    nb = reader_notebook.convert(doc, {"cells": [], "metadata": {}}, {}, docname="07_x", lang="en",
                                  fignumbers={"displaymath": {"equation-eq-y": (7, 4)}}, numfig_format={})
     md = markdown_of(nb)
     assert "$$\n\\begin{aligned}a &= 1 \\\\\nb &= 2\\end{aligned} \\tag{7.4}\n$$" in md
@@ -209,7 +209,7 @@ def test_a_table_with_a_spanning_cell_is_an_html_table_that_keeps_the_span():
 def test_a_2x_figure_keeps_the_width_it_is_shown_at():
     doc, executed, glue = small_page()
     glue["ch6_fig_x"]["metadata"]["image/png"] = {"width": 385}
-    nb = reader_notebook.convert(doc, executed, glue, docname="notebooks/en/06_x", lang="en",
+    nb = reader_notebook.convert(doc, executed, glue, docname="06_x", lang="en",
                                  fignumbers={}, numfig_format={})
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert [o["metadata"] for o in images] == [{"image/png": {"width": 385}}]

@@ -164,7 +164,7 @@ WHERE_IT_RUNS = {
                                 "“▶ 在线运行”按钮，或本框末尾的链接），或者用页面顶部的 .ipynb 按钮下载本章，在你自己的 "
                                 "Jupyter 里运行（见", "运行说明", "）。"),
     ("html", "zh", "checker"): ("本页是静态网页，背后没有 Python，所以答案检查器要在别处运行：直接在浏览器里运行（点页面"
-                                "顶部的“▶ 在线运行”按钮，或本框末尾的链接），得分就保存在浏览器里；或者用页面顶部的 "
+                                "顶部的“▶ 在线运行”按钮，或本框末尾的链接），得分保存在浏览器里；或者用页面顶部的 "
                                 ".ipynb 按钮下载本章，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
     ("epub", "zh", "sliders"): ("电子书里不能运行 Python，所以滑块要在别处运行：到课程网站上直接在浏览器里运行，或者从网站"
                                 "下载本章的 notebook，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
@@ -188,19 +188,22 @@ def add_live_link(app, doctree, docname):
         return
     lang = "zh" if str(app.config.language).startswith("zh") else "en"
     quiz = lite.has_quiz(app.env.doc2path(docname))
-    live = builder == "html" and lite.has_live(app.env.doc2path(docname))
-    if builder == "html" and not live:
+    if not lite.has_live(app.env.doc2path(docname)):
         raise ValueError(f"{docname}: a box of class local-only, but no widget cell that the live page could run "
-                         "(book/tools/lite.py has_live): the box would promise a Live button the page does not have")
+                         "(book/tools/lite.py has_live): the box would promise a live page the site does not have")
     before, text, after = WHERE_IT_RUNS[(builder, lang, "checker" if quiz else "sliders")]
     url = posixpath.join(*([".."] * (docname.count("/") + 1)), lite.lite_url(lang, docname))
     for box in boxes:
-        how = (nodes.reference("", text, internal=True, refuri=app.builder.get_relative_uri(docname, HOW_TO_RUN))
-               if HOW_TO_RUN in app.env.all_docs else nodes.Text(text))
-        where = nodes.paragraph("", "", nodes.Text(before), how, nodes.Text(after), classes=["course-live"])
+        if HOW_TO_RUN in app.env.all_docs:
+            words = [nodes.Text(before), nodes.reference("", text, internal=True,
+                                                         refuri=app.builder.get_relative_uri(docname, HOW_TO_RUN)),
+                     nodes.Text(after)]
+        else:                                    # a private table without the page: no "(see how to run it)"
+            words = [nodes.Text(re.sub(r"\s*[(（][^()（）]*$", "", before) + after[-1])]
+        where = nodes.paragraph("", "", *words, classes=["course-live"])
         first = next((i for i, child in enumerate(box.children) if not isinstance(child, nodes.title)), len(box.children))
         box.insert(first, where)
-        if live:
+        if builder == "html":
             lead, link_text, middle, command, tail = (LIVE_REVIEW if quiz else LIVE)[lang]
             link = nodes.reference("", link_text, refuri=url, classes=["course-live-link"])
             box += nodes.paragraph("", "", nodes.strong("", lead), link, nodes.Text(middle),

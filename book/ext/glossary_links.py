@@ -10,10 +10,14 @@ counts as its first use.
 Enable it in _config.yml: ``sphinx: local_extensions: {glossary_links: book/ext}``.
 """
 import re
+import sys
 import tomllib
 from pathlib import Path
 
 from docutils import nodes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from course import is_chapter  # noqa: E402  (book/tools/course.py: 06_performance is a chapter's page)
 
 GLOSSARY_FILE = Path(__file__).resolve().parents[2] / "infra_lib" / "data" / "glossary.toml"
 # Where a term is never linked: code, maths, headings, captions, links, the rubric of an admonition.
@@ -100,7 +104,7 @@ def link_first_uses(doctree: nodes.document, patterns, target_uri) -> list[str]:
 
 
 def _on_doctree_resolved(app, doctree, docname):
-    if not re.match(r"^\d+_[\w-]+$", docname):     # a chapter (06_performance), not the glossary itself
+    if not is_chapter(docname):                     # a chapter (06_performance), not the glossary itself
         return
     lang = "zh" if str(app.config.language).startswith("zh") else "en"
     std = app.env.get_domain("std")

@@ -28,10 +28,14 @@ import base64
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from course import is_chapter  # noqa: E402  (book/tools/course.py: 06_performance is a chapter's page)
 
 READER_FOLDER = "reader"          # beside html/ and jupyter_execute/ in Sphinx's build folder
 HIDDEN_INPUT = {"hide-input", "remove-input", "remove-cell"}
@@ -45,7 +49,6 @@ ADMONITION_TITLES = {
            "caution": "小心", "attention": "注意", "danger": "危险", "error": "错误",
            "seealso": "另请参阅", "solution": "解答"},
 }
-CHAPTER_PAGE = re.compile(r"^\d+_[\w-]+$")    # a chapter's page name, 06_performance (book/tools/course.py)
 CHAPTER_LINK = re.compile(r"^(?:[\w./-]*/)?(\d\d_[\w-]+)\.html(?:#.*)?$")
 
 
@@ -180,7 +183,7 @@ class Converter:
         if re.match(r"^(https?|mailto):", uri):
             return f"[{text}]({uri})" if text else f"<{uri}>"
         chapter = CHAPTER_LINK.match(uri)
-        if chapter and "/book/" not in uri:          # another chapter: its notebook, beside this one
+        if chapter:                                  # another chapter: its notebook, beside this one
             return f"[{text}]({chapter.group(1)}.ipynb)"
         return text
 
@@ -591,7 +594,7 @@ def convert(doctree: nodes.document, executed: dict, glue: dict[str, Any], *, do
 
 def write_reader_notebook(app, doctree, docname):
     """``doctree-resolved``: write the readable notebook of a chapter page (HTML builds only)."""
-    if app.builder.name != "html" or not CHAPTER_PAGE.match(docname):   # 06_performance, not glossary
+    if app.builder.name != "html" or not is_chapter(docname):   # 06_performance, not the glossary
         return
     import nbformat
 

@@ -44,7 +44,7 @@ import mathml  # formulas as MathML at build time
 import pdf  # the PDF of each edition
 import slim  # the theme's style sheets and icon fonts, trimmed to what the pages use
 from course import (BUILD, EDITIONS, ROOT, SITE, TOC, edition_config, edition_source,  # the shared configuration
-                    page_name, site_toc, source_file, sphinx_env, toc_docs)
+                    page_name, site_toc, sphinx_env, toc_docs)
 
 
 VENDOR_FILES = ("book/_static/vendor/require.min.js", "book/_static/vendor/embed-amd.js",
@@ -107,6 +107,9 @@ def build_edition(lang, strict, verbose=False):
         failed_marker.write_text("\n".join(p.line() for p in problems) + "\n", encoding="utf-8")
         return problems
     failed_marker.unlink(missing_ok=True)
+    html_dir = out / "_build" / "html"
+    for stale in ("notebooks", "book", "_sources/notebooks", "_sources/book"):   # pages of the old layout,
+        shutil.rmtree(html_dir / stale, ignore_errors=True)                      # kept by an incremental build
     target = SITE / lang
     if target.exists():
         shutil.rmtree(target)
@@ -247,9 +250,9 @@ def crash_problems(lang, log):
         for before in reversed(lines[:i]):
             m = PROGRESS.match(before.strip())
             if m:
-                docname = m.group(1)
-                found = [f for f in (source_file(lang, docname), ROOT / f"{docname}.md") if f.exists()]
-                page = _relative(found[0]) if found else docname
+                docname = m.group(1)             # the page's name in the build: its file, from the table
+                files = {page_name(doc): doc for doc in toc_docs(edition_config(lang)[1])}
+                page = f"{files[docname]}.md" if docname in files else docname
                 break
         exception = next((t.strip() for t in lines[i + 1:] if t and not t.startswith(" ")), "unknown error")
         what = re.sub(r"^[\w.]+\.(?=\w+(Error|Exception)\b)", "", exception)   # nbclient.exceptions.X -> X

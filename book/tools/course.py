@@ -9,6 +9,7 @@ The editions are the library's languages (``infra_lib.i18n.LANGUAGES``), so the 
 and the labels of figures and widgets cannot disagree on them.
 """
 import copy
+import fcntl
 import hashlib
 import os
 import re
@@ -70,13 +71,13 @@ def is_chapter(pagename):
 
 
 def chapter_pages(lang, site=None):
-    """The built chapter pages of one edition, in order: SITE/<lang>/NN_name.html."""
-    return sorted(p for p in Path(site or SITE, lang).glob("*.html") if is_chapter(p.stem))
-
-
-def source_file(lang, pagename):
-    """The .md file of page ``pagename`` of edition ``lang`` (through the edition's source folder)."""
-    return (SOURCE / lang / f"{pagename}.md").resolve()
+    """The built chapter pages of one edition, in order: SITE/<lang>/NN_name.html. None is an error
+    (a test that loops over them must not pass on an empty or misplaced site)."""
+    folder = Path(site or SITE, lang)
+    pages = sorted(p for p in folder.glob("*.html") if is_chapter(p.stem))
+    if not pages:
+        raise FileNotFoundError(f"no chapter page (NN_name.html) under {folder}: build the site first")
+    return pages
 
 
 def edition_source(lang, toc):
@@ -91,17 +92,26 @@ def edition_source(lang, toc):
     if clash:
         raise SystemExit(f"two pages of the table of contents would have the same address: {clash}")
     folder = SOURCE / lang
-    if folder.exists():
-        for old in folder.iterdir():
-            old.unlink() if old.is_symlink() or old.is_file() else None
     folder.mkdir(parents=True, exist_ok=True)
-    for doc in docs:
-        target = ROOT / f"{doc}.md"
-        if not target.is_file():
-            raise SystemExit(f"the table of contents lists {doc}, but {target} does not exist")
-        (folder / f"{page_name(doc)}.md").symlink_to(target)
-    # the files a page includes ({literalinclude} /infra_lib/data/examples/...: from the top)
-    (folder / "infra_lib").symlink_to(ROOT / "infra_lib")
+    links = {f"{page_name(doc)}.md": ROOT / f"{doc}.md" for doc in docs}
+    missing = [f"{doc}.md" for doc in docs if not (ROOT / f"{doc}.md").is_file()]
+    if missing:
+        raise SystemExit(f"the table of contents lists {', '.join(missing)}, which does not exist")
+    if (ROOT / "infra_lib").is_dir():    # the files a page includes ({literalinclude} /infra_lib/data/...)
+        links["infra_lib"] = ROOT / "infra_lib"
+    with open(SOURCE / f"{lang}.lock", "w") as lock:   # one process at a time (build.py, epub.py run alone)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for old in folder.iterdir():             # a page the table no longer lists
+            if old.name not in links and not old.name.startswith(".") and (old.is_symlink() or old.is_file()):
+                old.unlink()
+        for name, target in links.items():       # in place: a build reading the folder never sees a gap
+            link = folder / name
+            if link.is_symlink() and Path(os.readlink(link)) == target:
+                continue
+            fresh = folder / f".{name}.{os.getpid()}.new"
+            fresh.unlink(missing_ok=True)
+            fresh.symlink_to(target)
+            os.replace(fresh, link)
     return folder
 
 
@@ -137,6 +147,8 @@ def edition_config(lang):
         sphinx[key] = [str(ROOT / p) for p in sphinx[key]]
     sphinx["html_favicon"] = str(ROOT / sphinx["html_favicon"])
     config["bibtex_bibfiles"] = [str(ROOT / p) for p in config["bibtex_bibfiles"]]
+    if "locale_dirs" in sphinx:               # the theme's words in Chinese (book/locale/zh_CN)
+        sphinx["locale_dirs"] = [str(ROOT / p) for p in sphinx["locale_dirs"]]
     search = sphinx.get("html_search_options") or {}
     if "dict" in search:                      # jieba's terms (the Chinese edition)
         search["dict"] = str(ROOT / search["dict"])

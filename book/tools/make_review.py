@@ -153,7 +153,7 @@ The answer checkers need Python running: in Jupyter, or on the live page, run al
 ```{admonition} 检查答案：在浏览器里直接运行，或在你自己的 Jupyter 里运行
 :class: local-only
 
-答案检查器要有 Python 在运行才能用：在 Jupyter 里或在线页面上运行全部单元格，每道题下面就会出现它的检查器。
+答案检查器要有 Python 在运行才能用：在 Jupyter 里或在线页面上运行全部单元格，每道题下面就会出现各自的检查器。
 ```
 """,
 }
