@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from course import EDITIONS, SITE, page_name  # book/tools/course.py: the site build.py writes (COURSE_BUILD_DIR)
+from course import EDITIONS, SITE, edition_config, moved_folders, page_name  # book/tools/course.py: the site build.py writes (COURSE_BUILD_DIR)
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
@@ -32,7 +32,7 @@ EXCLUDED_FILES = {"genindex.html", "search.html"}
 EXCLUDED_DIRS = {"_static", "_sources", "_images", "_downloads"}
 # The addresses pages had before each edition was built from its own folder: only pages that send
 # the reader on (book/tools/build.py write_redirects; tests/test_site.py checks every one)
-MOVED_DIRS = {"notebooks", "book"}
+MOVED_DIRS = set(moved_folders(edition_config("en")[1]))
 
 _REFRESH = re.compile(r"""<meta\s+http-equiv=["']?refresh["']?\s+content=["']\s*\d+\s*;\s*url=([^"'>]+)""",
                       re.IGNORECASE)

@@ -36,10 +36,10 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from course import TOC, is_chapter, page_name, toc_docs  # book/tools
+from course import edition_config, is_chapter, page_name, toc_docs  # book/tools
 from infra_lib.figures.style import PIXEL_DENSITY
-from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, ROOT, SITE, WEIGHT_JS, SiteServer, built_pages, redirect_target,
-                         site_pages, toc_pages)
+from site_server import (CHAPTER_MAX_B, EDITIONS, HTML_LANG, MOVED_DIRS, ROOT, SITE, WEIGHT_JS, SiteServer, built_pages,
+                         redirect_target, site_pages, toc_pages)
 
 # Under `--dist loadfile` (make test) this file runs in one worker: one browser, each page loaded once.
 pytestmark = [pytest.mark.build, pytest.mark.site, pytest.mark.xdist_group("site")]
@@ -718,13 +718,11 @@ def test_a_page_is_at_its_name_and_its_old_address_leads_there(site, lang):
     """A page's address holds the edition once, en/06_performance.html; the address it had before,
     en/notebooks/en/06_performance.html, is a page that sends the reader on (the #section kept).
     Every file under the old folders is such a page: none of the course's pages hides there."""
-    import yaml
     require(lang)
-    docs = [d.replace("/en/", f"/{lang}/") for d in toc_docs(yaml.safe_load(TOC.read_text(encoding="utf-8")))]
+    docs = toc_docs(edition_config(lang)[1])
     old = {f"{lang}/{d}.html": f"{lang}/{page_name(d)}.html" for d in docs if "/" in d}
     assert old, "the table of contents has no page in a folder: nothing moved"
-    stubs = sorted(p.relative_to(SITE).as_posix() for folder in ("notebooks", "book")
-                   for p in (SITE / lang / folder).rglob("*.html"))
+    stubs = sorted(p.relative_to(SITE).as_posix() for folder in MOVED_DIRS for p in (SITE / lang / folder).rglob("*.html"))
     assert stubs == sorted(old), (stubs, sorted(old))
     for stub, page in old.items():
         target = redirect_target(stub)

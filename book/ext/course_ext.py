@@ -144,33 +144,26 @@ LIVE_REVIEW = {
 # Live button and a download) and in the e-book (no Python at all). The readable notebook and the
 # live chapter leave this paragraph out (class course-live: book/ext/reader_notebook.py), so the
 # box there says only what the cell below does, which is what a reader running it needs.
-WHERE_IT_RUNS = {
-    ("html", "en", "sliders"): ("This page is static, with no Python behind it, so the sliders run elsewhere: live in "
-                                "your browser (the ▶ Live button at the top of the page, or the link at the end of "
-                                "this box), or in your own Jupyter after downloading this chapter with the .ipynb "
-                                "button at the top of the page (see ", "how to run it", ")."),
-    ("html", "en", "checker"): ("This page is static, with no Python behind it, so the answer checker runs elsewhere: "
-                                "live in your browser (the ▶ Live button at the top of the page, or the link at the "
-                                "end of this box), with your score kept there, or in your own Jupyter after "
-                                "downloading this chapter with the .ipynb button at the top of the page (see ",
-                                "how to run it", ")."),
-    ("epub", "en", "sliders"): ("An e-book runs no Python, so the sliders run elsewhere: on the course's website, live "
-                                "in your browser, or in your own Jupyter after downloading this chapter's notebook "
-                                "there (see ", "how to run it", ")."),
-    ("epub", "en", "checker"): ("An e-book runs no Python, so the answer checker runs elsewhere: on the course's "
-                                "website, live in your browser, or in your own Jupyter after downloading this "
-                                "chapter's notebook there (see ", "how to run it", ")."),
-    ("html", "zh", "sliders"): ("本页是静态网页，背后没有 Python，所以滑块要在别处运行：直接在浏览器里运行（点页面顶部的"
-                                "“▶ 在线运行”按钮，或本框末尾的链接），或者用页面顶部的 .ipynb 按钮下载本章，在你自己的 "
-                                "Jupyter 里运行（见", "运行说明", "）。"),
-    ("html", "zh", "checker"): ("本页是静态网页，背后没有 Python，所以答案检查器要在别处运行：直接在浏览器里运行（点页面"
-                                "顶部的“▶ 在线运行”按钮，或本框末尾的链接），得分保存在浏览器里；或者用页面顶部的 "
-                                ".ipynb 按钮下载本章，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
-    ("epub", "zh", "sliders"): ("电子书里不能运行 Python，所以滑块要在别处运行：到课程网站上直接在浏览器里运行，或者从网站"
-                                "下载本章的 notebook，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
-    ("epub", "zh", "checker"): ("电子书里不能运行 Python，所以答案检查器要在别处运行：到课程网站上直接在浏览器里运行，或者"
-                                "从网站下载本章的 notebook，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
+WHERE = {   # (builder, lang): the paragraph around its link to how to run it; {what} and {score} from WIDGET
+    ("html", "en"): ("This page is static, with no Python behind it, so {what} elsewhere: live in your browser (the "
+                     "▶ Live button at the top of the page, or the link at the end of this box){score}, or in your own "
+                     "Jupyter after downloading this chapter with the .ipynb button at the top of the page (see ",
+                     "how to run it", ")."),
+    ("epub", "en"): ("An e-book runs no Python, so {what} elsewhere: on the course's website, live in your browser, or "
+                     "in your own Jupyter after downloading this chapter's notebook there (see ", "how to run it", ")."),
+    ("html", "zh"): ("本页是静态网页，背后没有 Python，所以{what}要在别处运行：直接在浏览器里运行（点页面顶部的“▶ 在线运行”"
+                     "按钮，或本框末尾的链接）{score}或者用页面顶部的 .ipynb 按钮下载本章，在你自己的 Jupyter 里运行（见",
+                     "运行说明", "）。"),
+    ("epub", "zh"): ("电子书里不能运行 Python，所以{what}要在别处运行：到课程网站上直接在浏览器里运行，或者从网站下载本章的 "
+                     "notebook，在你自己的 Jupyter 里运行（见", "运行说明", "）。"),
 }
+WIDGET = {   # lang -> kind -> (what runs, what the live page keeps): a chapter's sliders, the review's checker
+    "en": {"sliders": ("the sliders run", ""), "checker": ("the answer checker runs", ", with your score kept there")},
+    "zh": {"sliders": ("滑块", "，"), "checker": ("答案检查器", "，得分保存在浏览器里；")},
+}
+WHERE_IT_RUNS = {(builder, lang, kind): (before.format(what=what, score=score), text, after)
+                 for (builder, lang), (before, text, after) in WHERE.items()
+                 for kind, (what, score) in WIDGET[lang].items()}
 HOW_TO_RUN = "run-it-yourself"               # the page WHERE_IT_RUNS links (book/<lang>/run-it-yourself.md)
 
 

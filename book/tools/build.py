@@ -44,7 +44,7 @@ import mathml  # formulas as MathML at build time
 import pdf  # the PDF of each edition
 import slim  # the theme's style sheets and icon fonts, trimmed to what the pages use
 from course import (BUILD, EDITIONS, ROOT, SITE, TOC, edition_config, edition_source,  # the shared configuration
-                    page_name, site_toc, sphinx_env, toc_docs)
+                    moved_folders, page_name, site_toc, sphinx_env, toc_docs)
 
 
 VENDOR_FILES = ("book/_static/vendor/require.min.js", "book/_static/vendor/embed-amd.js",
@@ -108,8 +108,9 @@ def build_edition(lang, strict, verbose=False):
         return problems
     failed_marker.unlink(missing_ok=True)
     html_dir = out / "_build" / "html"
-    for stale in ("notebooks", "book", "_sources/notebooks", "_sources/book"):   # pages of the old layout,
-        shutil.rmtree(html_dir / stale, ignore_errors=True)                      # kept by an incremental build
+    for folder in moved_folders(toc):            # pages of the old layout, kept by an incremental build
+        shutil.rmtree(html_dir / folder, ignore_errors=True)
+        shutil.rmtree(html_dir / "_sources" / folder, ignore_errors=True)
     target = SITE / lang
     if target.exists():
         shutil.rmtree(target)

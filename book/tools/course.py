@@ -115,6 +115,13 @@ def edition_source(lang, toc):
     return folder
 
 
+def moved_folders(toc):
+    """The folders under an edition's site where its pages were before ``edition_source`` (the
+    top folders of the table's files: notebooks, book); only pages that send the reader on are
+    written there now (book/tools/build.py write_redirects)."""
+    return sorted({doc.split("/", 1)[0] for doc in toc_docs(toc) if "/" in doc})
+
+
 def site_toc(toc):
     """``toc`` with each file named as its page on the site (``page_name``)."""
     out = copy.deepcopy(toc)
@@ -140,19 +147,24 @@ def edition_config(lang):
     config["execute"]["cache"] = str(BUILD / "cache" / lang / library_fingerprint())   # one per edition: they build at once
     config["sphinx"]["local_extensions"] = {
         name: str(ROOT / path) for name, path in config["sphinx"]["local_extensions"].items()}
-    # the build's source folder is SOURCE/<lang>: the config's paths, written from the top of the
-    # repository, as absolute ones
-    sphinx = config["sphinx"]["config"]
-    for key in ("html_static_path", "templates_path"):
-        sphinx[key] = [str(ROOT / p) for p in sphinx[key]]
-    sphinx["html_favicon"] = str(ROOT / sphinx["html_favicon"])
-    config["bibtex_bibfiles"] = [str(ROOT / p) for p in config["bibtex_bibfiles"]]
-    if "locale_dirs" in sphinx:               # the theme's words in Chinese (book/locale/zh_CN)
-        sphinx["locale_dirs"] = [str(ROOT / p) for p in sphinx["locale_dirs"]]
-    search = sphinx.get("html_search_options") or {}
-    if "dict" in search:                      # jieba's terms (the Chinese edition)
-        search["dict"] = str(ROOT / search["dict"])
+    # the build's source folder is SOURCE/<lang>: every path of the configs, written from the top
+    # of the repository, becomes absolute (a relative one would point into that folder, at nothing)
+    for keys in REPO_PATHS:
+        *parents, key = keys
+        holder = config
+        for parent in parents:
+            holder = holder.get(parent) or {}
+        if key in holder:
+            value = holder[key]
+            holder[key] = [str(ROOT / v) for v in value] if isinstance(value, list) else str(ROOT / value)
     return config, toc
+
+
+# Where _config.yml and book/zh/config-overrides.yml hold repository paths (``edition_config``):
+# a new path setting goes here, or the build looks for it in the source folder.
+REPO_PATHS = (("bibtex_bibfiles",), ("sphinx", "config", "html_static_path"), ("sphinx", "config", "templates_path"),
+              ("sphinx", "config", "html_favicon"), ("sphinx", "config", "locale_dirs"),
+              ("sphinx", "config", "html_search_options", "dict"))
 
 
 def toc_docs(toc):
